@@ -1,0 +1,1 @@
+//! Attribute keys (being written).

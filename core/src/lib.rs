@@ -1,0 +1,31 @@
+//! # pmix-core
+//!
+//! The PMIx data model of pmix-rs, pure and self-contained: no I/O, no
+//! threads, no `unsafe`.
+//!
+//! - [`Status`] and [`Error`]: the standard status codes at their numeric
+//!   values; every pmix-rs crate returns [`Error`].
+//! - [`Proc`], [`Nspace`], [`Rank`], [`Key`]: validated process names.
+//! - [`DataType`], [`DataRange`], [`Scope`], [`Persistence`], [`ProcState`],
+//!   [`JobState`], [`InfoFlags`]: standard codes.
+//! - [`Value`] and [`Info`]: data of every standard type.
+//! - [`attrs`]: one constant per attribute the seeds name, with its key
+//!   string and expected type, and a table to check infos against.
+//! - [`codec`]: the versioned binary encoding of values, infos and procs,
+//!   and message framing.
+//!
+#![forbid(unsafe_code)]
+
+pub mod attrs;
+pub mod codec;
+pub mod codes;
+pub mod info;
+pub mod proc;
+pub mod status;
+pub mod value;
+
+pub use codes::{DataRange, DataType, InfoFlags, JobState, Persistence, ProcState, Scope};
+pub use info::Info;
+pub use proc::{Key, Nspace, Proc, Rank, MAX_KEYLEN, MAX_NSLEN};
+pub use status::{Error, Result, Status};
+pub use value::{App, DataArray, Envar, ProcInfo, Query, Timeval, Value};

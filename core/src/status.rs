@@ -1,0 +1,868 @@
+//! PMIx status codes and the crate-wide error type.
+//!
+//! [`Status`] is a newtype over the C `pmix_status_t` (an `int`) so the C ABI
+//! is a cast, not a table. Every code of the OpenPMIx 4.2 headers is here at
+//! its standard numeric value, plus the two names the seeds use that the
+//! headers never defined (as aliases of the standard code with that meaning).
+//!
+//! # References
+//! PMIx Standard v4, chapter "Data Structures and Types", *Constants*.
+
+use std::fmt;
+
+/// A PMIx status code (`pmix_status_t`).
+///
+/// `Status::SUCCESS` is 0; errors and event codes are negative. Values from
+/// other processes are kept as they are, so an unknown code is representable
+/// and prints as `PMIX_STATUS(<n>)`.
+///
+/// # Examples
+/// ```
+/// use pmix_core::Status;
+/// assert_eq!(Status::ERR_NOT_FOUND.0, -46);
+/// assert_eq!(Status::ERR_NOT_FOUND.to_string(), "PMIX_ERR_NOT_FOUND");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+#[doc(alias = "pmix_status_t")]
+pub struct Status(pub i32);
+
+impl Status {
+    /// `PMIX_SUCCESS` (0).
+    pub const SUCCESS: Status = Status(0);
+    /// `PMIX_ERROR` (-1).
+    pub const ERROR: Status = Status(-1);
+    /// `PMIX_ERR_PROC_RESTART` (-4).
+    pub const ERR_PROC_RESTART: Status = Status(-4);
+    /// `PMIX_ERR_PROC_CHECKPOINT` (-5).
+    pub const ERR_PROC_CHECKPOINT: Status = Status(-5);
+    /// `PMIX_ERR_PROC_MIGRATE` (-6).
+    pub const ERR_PROC_MIGRATE: Status = Status(-6);
+    /// `PMIX_ERR_EXISTS` (-11).
+    pub const ERR_EXISTS: Status = Status(-11);
+    /// `PMIX_ERR_INVALID_CRED` (-12).
+    pub const ERR_INVALID_CRED: Status = Status(-12);
+    /// `PMIX_ERR_WOULD_BLOCK` (-15).
+    pub const ERR_WOULD_BLOCK: Status = Status(-15);
+    /// `PMIX_ERR_UNKNOWN_DATA_TYPE` (-16).
+    pub const ERR_UNKNOWN_DATA_TYPE: Status = Status(-16);
+    /// `PMIX_ERR_TYPE_MISMATCH` (-18).
+    pub const ERR_TYPE_MISMATCH: Status = Status(-18);
+    /// `PMIX_ERR_UNPACK_INADEQUATE_SPACE` (-19).
+    pub const ERR_UNPACK_INADEQUATE_SPACE: Status = Status(-19);
+    /// `PMIX_ERR_UNPACK_FAILURE` (-20).
+    pub const ERR_UNPACK_FAILURE: Status = Status(-20);
+    /// `PMIX_ERR_PACK_FAILURE` (-21).
+    pub const ERR_PACK_FAILURE: Status = Status(-21);
+    /// `PMIX_ERR_NO_PERMISSIONS` (-23).
+    pub const ERR_NO_PERMISSIONS: Status = Status(-23);
+    /// `PMIX_ERR_TIMEOUT` (-24).
+    pub const ERR_TIMEOUT: Status = Status(-24);
+    /// `PMIX_ERR_UNREACH` (-25).
+    pub const ERR_UNREACH: Status = Status(-25);
+    /// `PMIX_ERR_BAD_PARAM` (-27).
+    pub const ERR_BAD_PARAM: Status = Status(-27);
+    /// `PMIX_ERR_RESOURCE_BUSY` (-28).
+    pub const ERR_RESOURCE_BUSY: Status = Status(-28);
+    /// `PMIX_ERR_OUT_OF_RESOURCE` (-29).
+    pub const ERR_OUT_OF_RESOURCE: Status = Status(-29);
+    /// `PMIX_ERR_INIT` (-31).
+    pub const ERR_INIT: Status = Status(-31);
+    /// `PMIX_ERR_NOMEM` (-32).
+    pub const ERR_NOMEM: Status = Status(-32);
+    /// `PMIX_ERR_NOT_FOUND` (-46).
+    pub const ERR_NOT_FOUND: Status = Status(-46);
+    /// `PMIX_ERR_NOT_SUPPORTED` (-47).
+    pub const ERR_NOT_SUPPORTED: Status = Status(-47);
+    /// `PMIX_ERR_PARAM_VALUE_NOT_SUPPORTED` (-59).
+    pub const ERR_PARAM_VALUE_NOT_SUPPORTED: Status = Status(-59);
+    /// `PMIX_ERR_COMM_FAILURE` (-49).
+    pub const ERR_COMM_FAILURE: Status = Status(-49);
+    /// `PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER` (-50).
+    pub const ERR_UNPACK_READ_PAST_END_OF_BUFFER: Status = Status(-50);
+    /// `PMIX_ERR_CONFLICTING_CLEANUP_DIRECTIVES` (-51).
+    pub const ERR_CONFLICTING_CLEANUP_DIRECTIVES: Status = Status(-51);
+    /// `PMIX_ERR_PARTIAL_SUCCESS` (-52).
+    pub const ERR_PARTIAL_SUCCESS: Status = Status(-52);
+    /// `PMIX_ERR_DUPLICATE_KEY` (-53).
+    pub const ERR_DUPLICATE_KEY: Status = Status(-53);
+    /// `PMIX_ERR_EMPTY` (-60).
+    pub const ERR_EMPTY: Status = Status(-60);
+    /// `PMIX_ERR_LOST_CONNECTION` (-61).
+    pub const ERR_LOST_CONNECTION: Status = Status(-61);
+    /// `PMIX_ERR_EXISTS_OUTSIDE_SCOPE` (-62).
+    pub const ERR_EXISTS_OUTSIDE_SCOPE: Status = Status(-62);
+    /// `PMIX_PROCESS_SET_DEFINE` (-55).
+    pub const PROCESS_SET_DEFINE: Status = Status(-55);
+    /// `PMIX_PROCESS_SET_DELETE` (-56).
+    pub const PROCESS_SET_DELETE: Status = Status(-56);
+    /// `PMIX_DEBUGGER_RELEASE` (-3).
+    pub const DEBUGGER_RELEASE: Status = Status(-3);
+    /// `PMIX_READY_FOR_DEBUG` (-58).
+    pub const READY_FOR_DEBUG: Status = Status(-58);
+    /// `PMIX_QUERY_PARTIAL_SUCCESS` (-104).
+    pub const QUERY_PARTIAL_SUCCESS: Status = Status(-104);
+    /// `PMIX_JCTRL_CHECKPOINT` (-106).
+    pub const JCTRL_CHECKPOINT: Status = Status(-106);
+    /// `PMIX_JCTRL_CHECKPOINT_COMPLETE` (-107).
+    pub const JCTRL_CHECKPOINT_COMPLETE: Status = Status(-107);
+    /// `PMIX_JCTRL_PREEMPT_ALERT` (-108).
+    pub const JCTRL_PREEMPT_ALERT: Status = Status(-108);
+    /// `PMIX_MONITOR_HEARTBEAT_ALERT` (-109).
+    pub const MONITOR_HEARTBEAT_ALERT: Status = Status(-109);
+    /// `PMIX_MONITOR_FILE_ALERT` (-110).
+    pub const MONITOR_FILE_ALERT: Status = Status(-110);
+    /// `PMIX_PROC_TERMINATED` (-111).
+    pub const PROC_TERMINATED: Status = Status(-111);
+    /// `PMIX_ERR_EVENT_REGISTRATION` (-144).
+    pub const ERR_EVENT_REGISTRATION: Status = Status(-144);
+    /// `PMIX_MODEL_DECLARED` (-147).
+    pub const MODEL_DECLARED: Status = Status(-147);
+    /// `PMIX_MODEL_RESOURCES` (-151).
+    pub const MODEL_RESOURCES: Status = Status(-151);
+    /// `PMIX_OPENMP_PARALLEL_ENTERED` (-152).
+    pub const OPENMP_PARALLEL_ENTERED: Status = Status(-152);
+    /// `PMIX_OPENMP_PARALLEL_EXITED` (-153).
+    pub const OPENMP_PARALLEL_EXITED: Status = Status(-153);
+    /// `PMIX_LAUNCHER_READY` (-155).
+    pub const LAUNCHER_READY: Status = Status(-155);
+    /// `PMIX_OPERATION_IN_PROGRESS` (-156).
+    pub const OPERATION_IN_PROGRESS: Status = Status(-156);
+    /// `PMIX_OPERATION_SUCCEEDED` (-157).
+    pub const OPERATION_SUCCEEDED: Status = Status(-157);
+    /// `PMIX_ERR_INVALID_OPERATION` (-158).
+    pub const ERR_INVALID_OPERATION: Status = Status(-158);
+    /// `PMIX_GROUP_INVITED` (-159).
+    pub const GROUP_INVITED: Status = Status(-159);
+    /// `PMIX_GROUP_LEFT` (-160).
+    pub const GROUP_LEFT: Status = Status(-160);
+    /// `PMIX_GROUP_INVITE_ACCEPTED` (-161).
+    pub const GROUP_INVITE_ACCEPTED: Status = Status(-161);
+    /// `PMIX_GROUP_INVITE_DECLINED` (-162).
+    pub const GROUP_INVITE_DECLINED: Status = Status(-162);
+    /// `PMIX_GROUP_INVITE_FAILED` (-163).
+    pub const GROUP_INVITE_FAILED: Status = Status(-163);
+    /// `PMIX_GROUP_MEMBERSHIP_UPDATE` (-164).
+    pub const GROUP_MEMBERSHIP_UPDATE: Status = Status(-164);
+    /// `PMIX_GROUP_CONSTRUCT_ABORT` (-165).
+    pub const GROUP_CONSTRUCT_ABORT: Status = Status(-165);
+    /// `PMIX_GROUP_CONSTRUCT_COMPLETE` (-166).
+    pub const GROUP_CONSTRUCT_COMPLETE: Status = Status(-166);
+    /// `PMIX_GROUP_LEADER_SELECTED` (-167).
+    pub const GROUP_LEADER_SELECTED: Status = Status(-167);
+    /// `PMIX_GROUP_LEADER_FAILED` (-168).
+    pub const GROUP_LEADER_FAILED: Status = Status(-168);
+    /// `PMIX_GROUP_CONTEXT_ID_ASSIGNED` (-169).
+    pub const GROUP_CONTEXT_ID_ASSIGNED: Status = Status(-169);
+    /// `PMIX_GROUP_MEMBER_FAILED` (-170).
+    pub const GROUP_MEMBER_FAILED: Status = Status(-170);
+    /// `PMIX_ERR_REPEAT_ATTR_REGISTRATION` (-171).
+    pub const ERR_REPEAT_ATTR_REGISTRATION: Status = Status(-171);
+    /// `PMIX_ERR_IOF_FAILURE` (-172).
+    pub const ERR_IOF_FAILURE: Status = Status(-172);
+    /// `PMIX_ERR_IOF_COMPLETE` (-173).
+    pub const ERR_IOF_COMPLETE: Status = Status(-173);
+    /// `PMIX_LAUNCH_COMPLETE` (-174).
+    pub const LAUNCH_COMPLETE: Status = Status(-174);
+    /// `PMIX_FABRIC_UPDATED` (-175).
+    pub const FABRIC_UPDATED: Status = Status(-175);
+    /// `PMIX_FABRIC_UPDATE_PENDING` (-176).
+    pub const FABRIC_UPDATE_PENDING: Status = Status(-176);
+    /// `PMIX_FABRIC_UPDATE_ENDPOINTS` (-113).
+    pub const FABRIC_UPDATE_ENDPOINTS: Status = Status(-113);
+    /// `PMIX_ERR_JOB_APP_NOT_EXECUTABLE` (-177).
+    pub const ERR_JOB_APP_NOT_EXECUTABLE: Status = Status(-177);
+    /// `PMIX_ERR_JOB_NO_EXE_SPECIFIED` (-178).
+    pub const ERR_JOB_NO_EXE_SPECIFIED: Status = Status(-178);
+    /// `PMIX_ERR_JOB_FAILED_TO_MAP` (-179).
+    pub const ERR_JOB_FAILED_TO_MAP: Status = Status(-179);
+    /// `PMIX_ERR_JOB_CANCELED` (-180).
+    pub const ERR_JOB_CANCELED: Status = Status(-180);
+    /// `PMIX_ERR_JOB_FAILED_TO_LAUNCH` (-181).
+    pub const ERR_JOB_FAILED_TO_LAUNCH: Status = Status(-181);
+    /// `PMIX_ERR_JOB_ABORTED` (-182).
+    pub const ERR_JOB_ABORTED: Status = Status(-182);
+    /// `PMIX_ERR_JOB_KILLED_BY_CMD` (-183).
+    pub const ERR_JOB_KILLED_BY_CMD: Status = Status(-183);
+    /// `PMIX_ERR_JOB_ABORTED_BY_SIG` (-184).
+    pub const ERR_JOB_ABORTED_BY_SIG: Status = Status(-184);
+    /// `PMIX_ERR_JOB_TERM_WO_SYNC` (-185).
+    pub const ERR_JOB_TERM_WO_SYNC: Status = Status(-185);
+    /// `PMIX_ERR_JOB_SENSOR_BOUND_EXCEEDED` (-186).
+    pub const ERR_JOB_SENSOR_BOUND_EXCEEDED: Status = Status(-186);
+    /// `PMIX_ERR_JOB_NON_ZERO_TERM` (-187).
+    pub const ERR_JOB_NON_ZERO_TERM: Status = Status(-187);
+    /// `PMIX_ERR_JOB_ALLOC_FAILED` (-188).
+    pub const ERR_JOB_ALLOC_FAILED: Status = Status(-188);
+    /// `PMIX_ERR_JOB_ABORTED_BY_SYS_EVENT` (-189).
+    pub const ERR_JOB_ABORTED_BY_SYS_EVENT: Status = Status(-189);
+    /// `PMIX_ERR_JOB_EXE_NOT_FOUND` (-190).
+    pub const ERR_JOB_EXE_NOT_FOUND: Status = Status(-190);
+    /// `PMIX_ERR_JOB_WDIR_NOT_FOUND` (-233).
+    pub const ERR_JOB_WDIR_NOT_FOUND: Status = Status(-233);
+    /// `PMIX_ERR_JOB_INSUFFICIENT_RESOURCES` (-234).
+    pub const ERR_JOB_INSUFFICIENT_RESOURCES: Status = Status(-234);
+    /// `PMIX_ERR_JOB_SYS_OP_FAILED` (-235).
+    pub const ERR_JOB_SYS_OP_FAILED: Status = Status(-235);
+    /// `PMIX_EVENT_JOB_START` (-191).
+    pub const EVENT_JOB_START: Status = Status(-191);
+    /// `PMIX_EVENT_JOB_END` (-145).
+    pub const EVENT_JOB_END: Status = Status(-145);
+    /// `PMIX_EVENT_SESSION_START` (-192).
+    pub const EVENT_SESSION_START: Status = Status(-192);
+    /// `PMIX_EVENT_SESSION_END` (-193).
+    pub const EVENT_SESSION_END: Status = Status(-193);
+    /// `PMIX_ERR_PROC_REQUESTED_ABORT` (-8).
+    pub const ERR_PROC_REQUESTED_ABORT: Status = Status(-8);
+    /// `PMIX_ERR_PROC_TERM_WO_SYNC` (-200).
+    pub const ERR_PROC_TERM_WO_SYNC: Status = Status(-200);
+    /// `PMIX_EVENT_PROC_TERMINATED` (-201).
+    pub const EVENT_PROC_TERMINATED: Status = Status(-201);
+    /// `PMIX_ERR_PROC_KILLED_BY_CMD` (-400).
+    pub const ERR_PROC_KILLED_BY_CMD: Status = Status(-400);
+    /// `PMIX_ERR_PROC_FAILED_TO_START` (-401).
+    pub const ERR_PROC_FAILED_TO_START: Status = Status(-401);
+    /// `PMIX_ERR_PROC_ABORTED_BY_SIG` (-402).
+    pub const ERR_PROC_ABORTED_BY_SIG: Status = Status(-402);
+    /// `PMIX_ERR_PROC_SENSOR_BOUND_EXCEEDED` (-403).
+    pub const ERR_PROC_SENSOR_BOUND_EXCEEDED: Status = Status(-403);
+    /// `PMIX_ERR_EXIT_NONZERO_TERM` (-404).
+    pub const ERR_EXIT_NONZERO_TERM: Status = Status(-404);
+    /// `PMIX_EVENT_SYS_BASE` (-230).
+    pub const EVENT_SYS_BASE: Status = Status(-230);
+    /// `PMIX_EVENT_NODE_DOWN` (-231).
+    pub const EVENT_NODE_DOWN: Status = Status(-231);
+    /// `PMIX_EVENT_NODE_OFFLINE` (-232).
+    pub const EVENT_NODE_OFFLINE: Status = Status(-232);
+    /// `PMIX_EVENT_SYS_OTHER` (-330).
+    pub const EVENT_SYS_OTHER: Status = Status(-330);
+    /// `PMIX_EVENT_NO_ACTION_TAKEN` (-331).
+    pub const EVENT_NO_ACTION_TAKEN: Status = Status(-331);
+    /// `PMIX_EVENT_PARTIAL_ACTION_TAKEN` (-332).
+    pub const EVENT_PARTIAL_ACTION_TAKEN: Status = Status(-332);
+    /// `PMIX_EVENT_ACTION_DEFERRED` (-333).
+    pub const EVENT_ACTION_DEFERRED: Status = Status(-333);
+    /// `PMIX_EVENT_ACTION_COMPLETE` (-334).
+    pub const EVENT_ACTION_COMPLETE: Status = Status(-334);
+    /// `PMIX_EXTERNAL_ERR_BASE` (-3000).
+    pub const EXTERNAL_ERR_BASE: Status = Status(-3000);
+    /// `PMIX_ERR_SILENT` (-2); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_SILENT: Status = Status(-2);
+    /// `PMIX_ERR_DEBUGGER_RELEASE` (-3); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_DEBUGGER_RELEASE: Status = Status(-3);
+    /// `PMIX_ERR_PROC_ABORTED` (-7); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_PROC_ABORTED: Status = Status(-7);
+    /// `PMIX_ERR_PROC_ABORTING` (-9); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_PROC_ABORTING: Status = Status(-9);
+    /// `PMIX_ERR_SERVER_FAILED_REQUEST` (-10); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_SERVER_FAILED_REQUEST: Status = Status(-10);
+    /// `PMIX_EXISTS` (-11); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const EXISTS: Status = Status(-11);
+    /// `PMIX_ERR_HANDSHAKE_FAILED` (-13); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_HANDSHAKE_FAILED: Status = Status(-13);
+    /// `PMIX_ERR_READY_FOR_HANDSHAKE` (-14); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_READY_FOR_HANDSHAKE: Status = Status(-14);
+    /// `PMIX_ERR_PROC_ENTRY_NOT_FOUND` (-17); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_PROC_ENTRY_NOT_FOUND: Status = Status(-17);
+    /// `PMIX_ERR_PACK_MISMATCH` (-22); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_PACK_MISMATCH: Status = Status(-22);
+    /// `PMIX_ERR_IN_ERRNO` (-26); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_IN_ERRNO: Status = Status(-26);
+    /// `PMIX_ERR_DATA_VALUE_NOT_FOUND` (-30); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_DATA_VALUE_NOT_FOUND: Status = Status(-30);
+    /// `PMIX_ERR_INVALID_ARG` (-33); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_ARG: Status = Status(-33);
+    /// `PMIX_ERR_INVALID_KEY` (-34); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_KEY: Status = Status(-34);
+    /// `PMIX_ERR_INVALID_KEY_LENGTH` (-35); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_KEY_LENGTH: Status = Status(-35);
+    /// `PMIX_ERR_INVALID_VAL` (-36); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_VAL: Status = Status(-36);
+    /// `PMIX_ERR_INVALID_VAL_LENGTH` (-37); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_VAL_LENGTH: Status = Status(-37);
+    /// `PMIX_ERR_INVALID_LENGTH` (-38); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_LENGTH: Status = Status(-38);
+    /// `PMIX_ERR_INVALID_NUM_ARGS` (-39); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_NUM_ARGS: Status = Status(-39);
+    /// `PMIX_ERR_INVALID_ARGS` (-40); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_ARGS: Status = Status(-40);
+    /// `PMIX_ERR_INVALID_NUM_PARSED` (-41); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_NUM_PARSED: Status = Status(-41);
+    /// `PMIX_ERR_INVALID_KEYVALP` (-42); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_KEYVALP: Status = Status(-42);
+    /// `PMIX_ERR_INVALID_SIZE` (-43); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_SIZE: Status = Status(-43);
+    /// `PMIX_ERR_INVALID_NAMESPACE` (-44); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_NAMESPACE: Status = Status(-44);
+    /// `PMIX_ERR_SERVER_NOT_AVAIL` (-45); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_SERVER_NOT_AVAIL: Status = Status(-45);
+    /// `PMIX_ERR_NOT_IMPLEMENTED` (-48); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_NOT_IMPLEMENTED: Status = Status(-48);
+    /// `PMIX_DEBUG_WAITING_FOR_NOTIFY` (-58); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const DEBUG_WAITING_FOR_NOTIFY: Status = Status(-58);
+    /// `PMIX_ERR_FATAL` (-63); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_FATAL: Status = Status(-63);
+    /// `PMIX_ERR_NOT_AVAILABLE` (-64); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_NOT_AVAILABLE: Status = Status(-64);
+    /// `PMIX_ERR_VALUE_OUT_OF_BOUNDS` (-65); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_VALUE_OUT_OF_BOUNDS: Status = Status(-65);
+    /// `PMIX_ERR_FILE_OPEN_FAILURE` (-67); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_FILE_OPEN_FAILURE: Status = Status(-67);
+    /// `PMIX_ERR_FILE_READ_FAILURE` (-68); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_FILE_READ_FAILURE: Status = Status(-68);
+    /// `PMIX_ERR_FILE_WRITE_FAILURE` (-69); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_FILE_WRITE_FAILURE: Status = Status(-69);
+    /// `PMIX_ERR_SYS_LIMITS_PIPES` (-70); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_SYS_LIMITS_PIPES: Status = Status(-70);
+    /// `PMIX_ERR_SYS_LIMITS_CHILDREN` (-71); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_SYS_LIMITS_CHILDREN: Status = Status(-71);
+    /// `PMIX_ERR_PIPE_SETUP_FAILURE` (-72); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_PIPE_SETUP_FAILURE: Status = Status(-72);
+    /// `PMIX_ERR_EXE_NOT_ACCESSIBLE` (-73); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_EXE_NOT_ACCESSIBLE: Status = Status(-73);
+    /// `PMIX_ERR_JOB_WDIR_NOT_ACCESSIBLE` (-74); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_JOB_WDIR_NOT_ACCESSIBLE: Status = Status(-74);
+    /// `PMIX_ERR_SYS_LIMITS_FILES` (-75); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_SYS_LIMITS_FILES: Status = Status(-75);
+    /// `PMIX_ERR_LOST_CONNECTION_TO_SERVER` (-101); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_LOST_CONNECTION_TO_SERVER: Status = Status(-101);
+    /// `PMIX_ERR_LOST_PEER_CONNECTION` (-102); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_LOST_PEER_CONNECTION: Status = Status(-102);
+    /// `PMIX_ERR_LOST_CONNECTION_TO_CLIENT` (-103); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_LOST_CONNECTION_TO_CLIENT: Status = Status(-103);
+    /// `PMIX_NOTIFY_ALLOC_COMPLETE` (-105); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const NOTIFY_ALLOC_COMPLETE: Status = Status(-105);
+    /// `PMIX_ERR_INVALID_TERMINATION` (-112); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_INVALID_TERMINATION: Status = Status(-112);
+    /// `PMIX_ERR_JOB_TERMINATED` (-145); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_JOB_TERMINATED: Status = Status(-145);
+    /// `PMIX_ERR_UPDATE_ENDPOINTS` (-146); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_UPDATE_ENDPOINTS: Status = Status(-146);
+    /// `PMIX_GDS_ACTION_COMPLETE` (-148); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const GDS_ACTION_COMPLETE: Status = Status(-148);
+    /// `PMIX_PROC_HAS_CONNECTED` (-149); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const PROC_HAS_CONNECTED: Status = Status(-149);
+    /// `PMIX_CONNECT_REQUESTED` (-150); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const CONNECT_REQUESTED: Status = Status(-150);
+    /// `PMIX_ERR_NODE_DOWN` (-231); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_NODE_DOWN: Status = Status(-231);
+    /// `PMIX_ERR_NODE_OFFLINE` (-232); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_NODE_OFFLINE: Status = Status(-232);
+    /// `PMIX_ERR_SYS_BASE` (-230); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_SYS_BASE: Status = Status(-230);
+    /// `PMIX_ERR_SYS_OTHER` (-330); deprecated in the 4.2 headers (`pmix_deprecated.h`).
+    pub const ERR_SYS_OTHER: Status = Status(-330);
+    /// `PMIX_ERR_LOST_SERVER_CONNECTION` (-101); named by the seeds; not in the standard headers, an alias of the standard code with the same meaning.
+    pub const ERR_LOST_SERVER_CONNECTION: Status = Status(-101);
+    /// `PMIX_ERR_FAILED_COMM` (-49); named by the seeds; not in the standard headers, an alias of the standard code with the same meaning.
+    pub const ERR_FAILED_COMM: Status = Status(-49);
+}
+
+/// One canonical standard name per numeric value, used by [`Status::name`].
+/// Where the headers give several names to one value, the non-deprecated
+/// name of `pmix_common.h` that appears first wins.
+const CANONICAL_NAMES: &[(Status, &str)] = &[
+    (Status::SUCCESS, "PMIX_SUCCESS"),
+    (Status::ERROR, "PMIX_ERROR"),
+    (Status::ERR_SILENT, "PMIX_ERR_SILENT"),
+    (Status::DEBUGGER_RELEASE, "PMIX_DEBUGGER_RELEASE"),
+    (Status::ERR_PROC_RESTART, "PMIX_ERR_PROC_RESTART"),
+    (Status::ERR_PROC_CHECKPOINT, "PMIX_ERR_PROC_CHECKPOINT"),
+    (Status::ERR_PROC_MIGRATE, "PMIX_ERR_PROC_MIGRATE"),
+    (Status::ERR_PROC_ABORTED, "PMIX_ERR_PROC_ABORTED"),
+    (Status::ERR_PROC_REQUESTED_ABORT, "PMIX_ERR_PROC_REQUESTED_ABORT"),
+    (Status::ERR_PROC_ABORTING, "PMIX_ERR_PROC_ABORTING"),
+    (Status::ERR_SERVER_FAILED_REQUEST, "PMIX_ERR_SERVER_FAILED_REQUEST"),
+    (Status::ERR_EXISTS, "PMIX_ERR_EXISTS"),
+    (Status::ERR_INVALID_CRED, "PMIX_ERR_INVALID_CRED"),
+    (Status::ERR_HANDSHAKE_FAILED, "PMIX_ERR_HANDSHAKE_FAILED"),
+    (Status::ERR_READY_FOR_HANDSHAKE, "PMIX_ERR_READY_FOR_HANDSHAKE"),
+    (Status::ERR_WOULD_BLOCK, "PMIX_ERR_WOULD_BLOCK"),
+    (Status::ERR_UNKNOWN_DATA_TYPE, "PMIX_ERR_UNKNOWN_DATA_TYPE"),
+    (Status::ERR_PROC_ENTRY_NOT_FOUND, "PMIX_ERR_PROC_ENTRY_NOT_FOUND"),
+    (Status::ERR_TYPE_MISMATCH, "PMIX_ERR_TYPE_MISMATCH"),
+    (Status::ERR_UNPACK_INADEQUATE_SPACE, "PMIX_ERR_UNPACK_INADEQUATE_SPACE"),
+    (Status::ERR_UNPACK_FAILURE, "PMIX_ERR_UNPACK_FAILURE"),
+    (Status::ERR_PACK_FAILURE, "PMIX_ERR_PACK_FAILURE"),
+    (Status::ERR_PACK_MISMATCH, "PMIX_ERR_PACK_MISMATCH"),
+    (Status::ERR_NO_PERMISSIONS, "PMIX_ERR_NO_PERMISSIONS"),
+    (Status::ERR_TIMEOUT, "PMIX_ERR_TIMEOUT"),
+    (Status::ERR_UNREACH, "PMIX_ERR_UNREACH"),
+    (Status::ERR_IN_ERRNO, "PMIX_ERR_IN_ERRNO"),
+    (Status::ERR_BAD_PARAM, "PMIX_ERR_BAD_PARAM"),
+    (Status::ERR_RESOURCE_BUSY, "PMIX_ERR_RESOURCE_BUSY"),
+    (Status::ERR_OUT_OF_RESOURCE, "PMIX_ERR_OUT_OF_RESOURCE"),
+    (Status::ERR_DATA_VALUE_NOT_FOUND, "PMIX_ERR_DATA_VALUE_NOT_FOUND"),
+    (Status::ERR_INIT, "PMIX_ERR_INIT"),
+    (Status::ERR_NOMEM, "PMIX_ERR_NOMEM"),
+    (Status::ERR_INVALID_ARG, "PMIX_ERR_INVALID_ARG"),
+    (Status::ERR_INVALID_KEY, "PMIX_ERR_INVALID_KEY"),
+    (Status::ERR_INVALID_KEY_LENGTH, "PMIX_ERR_INVALID_KEY_LENGTH"),
+    (Status::ERR_INVALID_VAL, "PMIX_ERR_INVALID_VAL"),
+    (Status::ERR_INVALID_VAL_LENGTH, "PMIX_ERR_INVALID_VAL_LENGTH"),
+    (Status::ERR_INVALID_LENGTH, "PMIX_ERR_INVALID_LENGTH"),
+    (Status::ERR_INVALID_NUM_ARGS, "PMIX_ERR_INVALID_NUM_ARGS"),
+    (Status::ERR_INVALID_ARGS, "PMIX_ERR_INVALID_ARGS"),
+    (Status::ERR_INVALID_NUM_PARSED, "PMIX_ERR_INVALID_NUM_PARSED"),
+    (Status::ERR_INVALID_KEYVALP, "PMIX_ERR_INVALID_KEYVALP"),
+    (Status::ERR_INVALID_SIZE, "PMIX_ERR_INVALID_SIZE"),
+    (Status::ERR_INVALID_NAMESPACE, "PMIX_ERR_INVALID_NAMESPACE"),
+    (Status::ERR_SERVER_NOT_AVAIL, "PMIX_ERR_SERVER_NOT_AVAIL"),
+    (Status::ERR_NOT_FOUND, "PMIX_ERR_NOT_FOUND"),
+    (Status::ERR_NOT_SUPPORTED, "PMIX_ERR_NOT_SUPPORTED"),
+    (Status::ERR_NOT_IMPLEMENTED, "PMIX_ERR_NOT_IMPLEMENTED"),
+    (Status::ERR_COMM_FAILURE, "PMIX_ERR_COMM_FAILURE"),
+    (Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER, "PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER"),
+    (Status::ERR_CONFLICTING_CLEANUP_DIRECTIVES, "PMIX_ERR_CONFLICTING_CLEANUP_DIRECTIVES"),
+    (Status::ERR_PARTIAL_SUCCESS, "PMIX_ERR_PARTIAL_SUCCESS"),
+    (Status::ERR_DUPLICATE_KEY, "PMIX_ERR_DUPLICATE_KEY"),
+    (Status::PROCESS_SET_DEFINE, "PMIX_PROCESS_SET_DEFINE"),
+    (Status::PROCESS_SET_DELETE, "PMIX_PROCESS_SET_DELETE"),
+    (Status::READY_FOR_DEBUG, "PMIX_READY_FOR_DEBUG"),
+    (Status::ERR_PARAM_VALUE_NOT_SUPPORTED, "PMIX_ERR_PARAM_VALUE_NOT_SUPPORTED"),
+    (Status::ERR_EMPTY, "PMIX_ERR_EMPTY"),
+    (Status::ERR_LOST_CONNECTION, "PMIX_ERR_LOST_CONNECTION"),
+    (Status::ERR_EXISTS_OUTSIDE_SCOPE, "PMIX_ERR_EXISTS_OUTSIDE_SCOPE"),
+    (Status::ERR_FATAL, "PMIX_ERR_FATAL"),
+    (Status::ERR_NOT_AVAILABLE, "PMIX_ERR_NOT_AVAILABLE"),
+    (Status::ERR_VALUE_OUT_OF_BOUNDS, "PMIX_ERR_VALUE_OUT_OF_BOUNDS"),
+    (Status::ERR_FILE_OPEN_FAILURE, "PMIX_ERR_FILE_OPEN_FAILURE"),
+    (Status::ERR_FILE_READ_FAILURE, "PMIX_ERR_FILE_READ_FAILURE"),
+    (Status::ERR_FILE_WRITE_FAILURE, "PMIX_ERR_FILE_WRITE_FAILURE"),
+    (Status::ERR_SYS_LIMITS_PIPES, "PMIX_ERR_SYS_LIMITS_PIPES"),
+    (Status::ERR_SYS_LIMITS_CHILDREN, "PMIX_ERR_SYS_LIMITS_CHILDREN"),
+    (Status::ERR_PIPE_SETUP_FAILURE, "PMIX_ERR_PIPE_SETUP_FAILURE"),
+    (Status::ERR_EXE_NOT_ACCESSIBLE, "PMIX_ERR_EXE_NOT_ACCESSIBLE"),
+    (Status::ERR_JOB_WDIR_NOT_ACCESSIBLE, "PMIX_ERR_JOB_WDIR_NOT_ACCESSIBLE"),
+    (Status::ERR_SYS_LIMITS_FILES, "PMIX_ERR_SYS_LIMITS_FILES"),
+    (Status::ERR_LOST_CONNECTION_TO_SERVER, "PMIX_ERR_LOST_CONNECTION_TO_SERVER"),
+    (Status::ERR_LOST_PEER_CONNECTION, "PMIX_ERR_LOST_PEER_CONNECTION"),
+    (Status::ERR_LOST_CONNECTION_TO_CLIENT, "PMIX_ERR_LOST_CONNECTION_TO_CLIENT"),
+    (Status::QUERY_PARTIAL_SUCCESS, "PMIX_QUERY_PARTIAL_SUCCESS"),
+    (Status::NOTIFY_ALLOC_COMPLETE, "PMIX_NOTIFY_ALLOC_COMPLETE"),
+    (Status::JCTRL_CHECKPOINT, "PMIX_JCTRL_CHECKPOINT"),
+    (Status::JCTRL_CHECKPOINT_COMPLETE, "PMIX_JCTRL_CHECKPOINT_COMPLETE"),
+    (Status::JCTRL_PREEMPT_ALERT, "PMIX_JCTRL_PREEMPT_ALERT"),
+    (Status::MONITOR_HEARTBEAT_ALERT, "PMIX_MONITOR_HEARTBEAT_ALERT"),
+    (Status::MONITOR_FILE_ALERT, "PMIX_MONITOR_FILE_ALERT"),
+    (Status::PROC_TERMINATED, "PMIX_PROC_TERMINATED"),
+    (Status::ERR_INVALID_TERMINATION, "PMIX_ERR_INVALID_TERMINATION"),
+    (Status::FABRIC_UPDATE_ENDPOINTS, "PMIX_FABRIC_UPDATE_ENDPOINTS"),
+    (Status::ERR_EVENT_REGISTRATION, "PMIX_ERR_EVENT_REGISTRATION"),
+    (Status::EVENT_JOB_END, "PMIX_EVENT_JOB_END"),
+    (Status::ERR_UPDATE_ENDPOINTS, "PMIX_ERR_UPDATE_ENDPOINTS"),
+    (Status::MODEL_DECLARED, "PMIX_MODEL_DECLARED"),
+    (Status::GDS_ACTION_COMPLETE, "PMIX_GDS_ACTION_COMPLETE"),
+    (Status::PROC_HAS_CONNECTED, "PMIX_PROC_HAS_CONNECTED"),
+    (Status::CONNECT_REQUESTED, "PMIX_CONNECT_REQUESTED"),
+    (Status::MODEL_RESOURCES, "PMIX_MODEL_RESOURCES"),
+    (Status::OPENMP_PARALLEL_ENTERED, "PMIX_OPENMP_PARALLEL_ENTERED"),
+    (Status::OPENMP_PARALLEL_EXITED, "PMIX_OPENMP_PARALLEL_EXITED"),
+    (Status::LAUNCHER_READY, "PMIX_LAUNCHER_READY"),
+    (Status::OPERATION_IN_PROGRESS, "PMIX_OPERATION_IN_PROGRESS"),
+    (Status::OPERATION_SUCCEEDED, "PMIX_OPERATION_SUCCEEDED"),
+    (Status::ERR_INVALID_OPERATION, "PMIX_ERR_INVALID_OPERATION"),
+    (Status::GROUP_INVITED, "PMIX_GROUP_INVITED"),
+    (Status::GROUP_LEFT, "PMIX_GROUP_LEFT"),
+    (Status::GROUP_INVITE_ACCEPTED, "PMIX_GROUP_INVITE_ACCEPTED"),
+    (Status::GROUP_INVITE_DECLINED, "PMIX_GROUP_INVITE_DECLINED"),
+    (Status::GROUP_INVITE_FAILED, "PMIX_GROUP_INVITE_FAILED"),
+    (Status::GROUP_MEMBERSHIP_UPDATE, "PMIX_GROUP_MEMBERSHIP_UPDATE"),
+    (Status::GROUP_CONSTRUCT_ABORT, "PMIX_GROUP_CONSTRUCT_ABORT"),
+    (Status::GROUP_CONSTRUCT_COMPLETE, "PMIX_GROUP_CONSTRUCT_COMPLETE"),
+    (Status::GROUP_LEADER_SELECTED, "PMIX_GROUP_LEADER_SELECTED"),
+    (Status::GROUP_LEADER_FAILED, "PMIX_GROUP_LEADER_FAILED"),
+    (Status::GROUP_CONTEXT_ID_ASSIGNED, "PMIX_GROUP_CONTEXT_ID_ASSIGNED"),
+    (Status::GROUP_MEMBER_FAILED, "PMIX_GROUP_MEMBER_FAILED"),
+    (Status::ERR_REPEAT_ATTR_REGISTRATION, "PMIX_ERR_REPEAT_ATTR_REGISTRATION"),
+    (Status::ERR_IOF_FAILURE, "PMIX_ERR_IOF_FAILURE"),
+    (Status::ERR_IOF_COMPLETE, "PMIX_ERR_IOF_COMPLETE"),
+    (Status::LAUNCH_COMPLETE, "PMIX_LAUNCH_COMPLETE"),
+    (Status::FABRIC_UPDATED, "PMIX_FABRIC_UPDATED"),
+    (Status::FABRIC_UPDATE_PENDING, "PMIX_FABRIC_UPDATE_PENDING"),
+    (Status::ERR_JOB_APP_NOT_EXECUTABLE, "PMIX_ERR_JOB_APP_NOT_EXECUTABLE"),
+    (Status::ERR_JOB_NO_EXE_SPECIFIED, "PMIX_ERR_JOB_NO_EXE_SPECIFIED"),
+    (Status::ERR_JOB_FAILED_TO_MAP, "PMIX_ERR_JOB_FAILED_TO_MAP"),
+    (Status::ERR_JOB_CANCELED, "PMIX_ERR_JOB_CANCELED"),
+    (Status::ERR_JOB_FAILED_TO_LAUNCH, "PMIX_ERR_JOB_FAILED_TO_LAUNCH"),
+    (Status::ERR_JOB_ABORTED, "PMIX_ERR_JOB_ABORTED"),
+    (Status::ERR_JOB_KILLED_BY_CMD, "PMIX_ERR_JOB_KILLED_BY_CMD"),
+    (Status::ERR_JOB_ABORTED_BY_SIG, "PMIX_ERR_JOB_ABORTED_BY_SIG"),
+    (Status::ERR_JOB_TERM_WO_SYNC, "PMIX_ERR_JOB_TERM_WO_SYNC"),
+    (Status::ERR_JOB_SENSOR_BOUND_EXCEEDED, "PMIX_ERR_JOB_SENSOR_BOUND_EXCEEDED"),
+    (Status::ERR_JOB_NON_ZERO_TERM, "PMIX_ERR_JOB_NON_ZERO_TERM"),
+    (Status::ERR_JOB_ALLOC_FAILED, "PMIX_ERR_JOB_ALLOC_FAILED"),
+    (Status::ERR_JOB_ABORTED_BY_SYS_EVENT, "PMIX_ERR_JOB_ABORTED_BY_SYS_EVENT"),
+    (Status::ERR_JOB_EXE_NOT_FOUND, "PMIX_ERR_JOB_EXE_NOT_FOUND"),
+    (Status::EVENT_JOB_START, "PMIX_EVENT_JOB_START"),
+    (Status::EVENT_SESSION_START, "PMIX_EVENT_SESSION_START"),
+    (Status::EVENT_SESSION_END, "PMIX_EVENT_SESSION_END"),
+    (Status::ERR_PROC_TERM_WO_SYNC, "PMIX_ERR_PROC_TERM_WO_SYNC"),
+    (Status::EVENT_PROC_TERMINATED, "PMIX_EVENT_PROC_TERMINATED"),
+    (Status::EVENT_SYS_BASE, "PMIX_EVENT_SYS_BASE"),
+    (Status::EVENT_NODE_DOWN, "PMIX_EVENT_NODE_DOWN"),
+    (Status::EVENT_NODE_OFFLINE, "PMIX_EVENT_NODE_OFFLINE"),
+    (Status::ERR_JOB_WDIR_NOT_FOUND, "PMIX_ERR_JOB_WDIR_NOT_FOUND"),
+    (Status::ERR_JOB_INSUFFICIENT_RESOURCES, "PMIX_ERR_JOB_INSUFFICIENT_RESOURCES"),
+    (Status::ERR_JOB_SYS_OP_FAILED, "PMIX_ERR_JOB_SYS_OP_FAILED"),
+    (Status::EVENT_SYS_OTHER, "PMIX_EVENT_SYS_OTHER"),
+    (Status::EVENT_NO_ACTION_TAKEN, "PMIX_EVENT_NO_ACTION_TAKEN"),
+    (Status::EVENT_PARTIAL_ACTION_TAKEN, "PMIX_EVENT_PARTIAL_ACTION_TAKEN"),
+    (Status::EVENT_ACTION_DEFERRED, "PMIX_EVENT_ACTION_DEFERRED"),
+    (Status::EVENT_ACTION_COMPLETE, "PMIX_EVENT_ACTION_COMPLETE"),
+    (Status::ERR_PROC_KILLED_BY_CMD, "PMIX_ERR_PROC_KILLED_BY_CMD"),
+    (Status::ERR_PROC_FAILED_TO_START, "PMIX_ERR_PROC_FAILED_TO_START"),
+    (Status::ERR_PROC_ABORTED_BY_SIG, "PMIX_ERR_PROC_ABORTED_BY_SIG"),
+    (Status::ERR_PROC_SENSOR_BOUND_EXCEEDED, "PMIX_ERR_PROC_SENSOR_BOUND_EXCEEDED"),
+    (Status::ERR_EXIT_NONZERO_TERM, "PMIX_ERR_EXIT_NONZERO_TERM"),
+    (Status::EXTERNAL_ERR_BASE, "PMIX_EXTERNAL_ERR_BASE"),
+];
+
+/// Every status name pmix-rs defines, with its value (aliases included).
+/// Tests compare this table with the standard headers' values.
+pub const ALL_STATUS_NAMES: &[(&str, Status)] = &[
+    ("PMIX_SUCCESS", Status::SUCCESS),
+    ("PMIX_ERROR", Status::ERROR),
+    ("PMIX_ERR_PROC_RESTART", Status::ERR_PROC_RESTART),
+    ("PMIX_ERR_PROC_CHECKPOINT", Status::ERR_PROC_CHECKPOINT),
+    ("PMIX_ERR_PROC_MIGRATE", Status::ERR_PROC_MIGRATE),
+    ("PMIX_ERR_EXISTS", Status::ERR_EXISTS),
+    ("PMIX_ERR_INVALID_CRED", Status::ERR_INVALID_CRED),
+    ("PMIX_ERR_WOULD_BLOCK", Status::ERR_WOULD_BLOCK),
+    ("PMIX_ERR_UNKNOWN_DATA_TYPE", Status::ERR_UNKNOWN_DATA_TYPE),
+    ("PMIX_ERR_TYPE_MISMATCH", Status::ERR_TYPE_MISMATCH),
+    ("PMIX_ERR_UNPACK_INADEQUATE_SPACE", Status::ERR_UNPACK_INADEQUATE_SPACE),
+    ("PMIX_ERR_UNPACK_FAILURE", Status::ERR_UNPACK_FAILURE),
+    ("PMIX_ERR_PACK_FAILURE", Status::ERR_PACK_FAILURE),
+    ("PMIX_ERR_NO_PERMISSIONS", Status::ERR_NO_PERMISSIONS),
+    ("PMIX_ERR_TIMEOUT", Status::ERR_TIMEOUT),
+    ("PMIX_ERR_UNREACH", Status::ERR_UNREACH),
+    ("PMIX_ERR_BAD_PARAM", Status::ERR_BAD_PARAM),
+    ("PMIX_ERR_RESOURCE_BUSY", Status::ERR_RESOURCE_BUSY),
+    ("PMIX_ERR_OUT_OF_RESOURCE", Status::ERR_OUT_OF_RESOURCE),
+    ("PMIX_ERR_INIT", Status::ERR_INIT),
+    ("PMIX_ERR_NOMEM", Status::ERR_NOMEM),
+    ("PMIX_ERR_NOT_FOUND", Status::ERR_NOT_FOUND),
+    ("PMIX_ERR_NOT_SUPPORTED", Status::ERR_NOT_SUPPORTED),
+    ("PMIX_ERR_PARAM_VALUE_NOT_SUPPORTED", Status::ERR_PARAM_VALUE_NOT_SUPPORTED),
+    ("PMIX_ERR_COMM_FAILURE", Status::ERR_COMM_FAILURE),
+    ("PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER", Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER),
+    ("PMIX_ERR_CONFLICTING_CLEANUP_DIRECTIVES", Status::ERR_CONFLICTING_CLEANUP_DIRECTIVES),
+    ("PMIX_ERR_PARTIAL_SUCCESS", Status::ERR_PARTIAL_SUCCESS),
+    ("PMIX_ERR_DUPLICATE_KEY", Status::ERR_DUPLICATE_KEY),
+    ("PMIX_ERR_EMPTY", Status::ERR_EMPTY),
+    ("PMIX_ERR_LOST_CONNECTION", Status::ERR_LOST_CONNECTION),
+    ("PMIX_ERR_EXISTS_OUTSIDE_SCOPE", Status::ERR_EXISTS_OUTSIDE_SCOPE),
+    ("PMIX_PROCESS_SET_DEFINE", Status::PROCESS_SET_DEFINE),
+    ("PMIX_PROCESS_SET_DELETE", Status::PROCESS_SET_DELETE),
+    ("PMIX_DEBUGGER_RELEASE", Status::DEBUGGER_RELEASE),
+    ("PMIX_READY_FOR_DEBUG", Status::READY_FOR_DEBUG),
+    ("PMIX_QUERY_PARTIAL_SUCCESS", Status::QUERY_PARTIAL_SUCCESS),
+    ("PMIX_JCTRL_CHECKPOINT", Status::JCTRL_CHECKPOINT),
+    ("PMIX_JCTRL_CHECKPOINT_COMPLETE", Status::JCTRL_CHECKPOINT_COMPLETE),
+    ("PMIX_JCTRL_PREEMPT_ALERT", Status::JCTRL_PREEMPT_ALERT),
+    ("PMIX_MONITOR_HEARTBEAT_ALERT", Status::MONITOR_HEARTBEAT_ALERT),
+    ("PMIX_MONITOR_FILE_ALERT", Status::MONITOR_FILE_ALERT),
+    ("PMIX_PROC_TERMINATED", Status::PROC_TERMINATED),
+    ("PMIX_ERR_EVENT_REGISTRATION", Status::ERR_EVENT_REGISTRATION),
+    ("PMIX_MODEL_DECLARED", Status::MODEL_DECLARED),
+    ("PMIX_MODEL_RESOURCES", Status::MODEL_RESOURCES),
+    ("PMIX_OPENMP_PARALLEL_ENTERED", Status::OPENMP_PARALLEL_ENTERED),
+    ("PMIX_OPENMP_PARALLEL_EXITED", Status::OPENMP_PARALLEL_EXITED),
+    ("PMIX_LAUNCHER_READY", Status::LAUNCHER_READY),
+    ("PMIX_OPERATION_IN_PROGRESS", Status::OPERATION_IN_PROGRESS),
+    ("PMIX_OPERATION_SUCCEEDED", Status::OPERATION_SUCCEEDED),
+    ("PMIX_ERR_INVALID_OPERATION", Status::ERR_INVALID_OPERATION),
+    ("PMIX_GROUP_INVITED", Status::GROUP_INVITED),
+    ("PMIX_GROUP_LEFT", Status::GROUP_LEFT),
+    ("PMIX_GROUP_INVITE_ACCEPTED", Status::GROUP_INVITE_ACCEPTED),
+    ("PMIX_GROUP_INVITE_DECLINED", Status::GROUP_INVITE_DECLINED),
+    ("PMIX_GROUP_INVITE_FAILED", Status::GROUP_INVITE_FAILED),
+    ("PMIX_GROUP_MEMBERSHIP_UPDATE", Status::GROUP_MEMBERSHIP_UPDATE),
+    ("PMIX_GROUP_CONSTRUCT_ABORT", Status::GROUP_CONSTRUCT_ABORT),
+    ("PMIX_GROUP_CONSTRUCT_COMPLETE", Status::GROUP_CONSTRUCT_COMPLETE),
+    ("PMIX_GROUP_LEADER_SELECTED", Status::GROUP_LEADER_SELECTED),
+    ("PMIX_GROUP_LEADER_FAILED", Status::GROUP_LEADER_FAILED),
+    ("PMIX_GROUP_CONTEXT_ID_ASSIGNED", Status::GROUP_CONTEXT_ID_ASSIGNED),
+    ("PMIX_GROUP_MEMBER_FAILED", Status::GROUP_MEMBER_FAILED),
+    ("PMIX_ERR_REPEAT_ATTR_REGISTRATION", Status::ERR_REPEAT_ATTR_REGISTRATION),
+    ("PMIX_ERR_IOF_FAILURE", Status::ERR_IOF_FAILURE),
+    ("PMIX_ERR_IOF_COMPLETE", Status::ERR_IOF_COMPLETE),
+    ("PMIX_LAUNCH_COMPLETE", Status::LAUNCH_COMPLETE),
+    ("PMIX_FABRIC_UPDATED", Status::FABRIC_UPDATED),
+    ("PMIX_FABRIC_UPDATE_PENDING", Status::FABRIC_UPDATE_PENDING),
+    ("PMIX_FABRIC_UPDATE_ENDPOINTS", Status::FABRIC_UPDATE_ENDPOINTS),
+    ("PMIX_ERR_JOB_APP_NOT_EXECUTABLE", Status::ERR_JOB_APP_NOT_EXECUTABLE),
+    ("PMIX_ERR_JOB_NO_EXE_SPECIFIED", Status::ERR_JOB_NO_EXE_SPECIFIED),
+    ("PMIX_ERR_JOB_FAILED_TO_MAP", Status::ERR_JOB_FAILED_TO_MAP),
+    ("PMIX_ERR_JOB_CANCELED", Status::ERR_JOB_CANCELED),
+    ("PMIX_ERR_JOB_FAILED_TO_LAUNCH", Status::ERR_JOB_FAILED_TO_LAUNCH),
+    ("PMIX_ERR_JOB_ABORTED", Status::ERR_JOB_ABORTED),
+    ("PMIX_ERR_JOB_KILLED_BY_CMD", Status::ERR_JOB_KILLED_BY_CMD),
+    ("PMIX_ERR_JOB_ABORTED_BY_SIG", Status::ERR_JOB_ABORTED_BY_SIG),
+    ("PMIX_ERR_JOB_TERM_WO_SYNC", Status::ERR_JOB_TERM_WO_SYNC),
+    ("PMIX_ERR_JOB_SENSOR_BOUND_EXCEEDED", Status::ERR_JOB_SENSOR_BOUND_EXCEEDED),
+    ("PMIX_ERR_JOB_NON_ZERO_TERM", Status::ERR_JOB_NON_ZERO_TERM),
+    ("PMIX_ERR_JOB_ALLOC_FAILED", Status::ERR_JOB_ALLOC_FAILED),
+    ("PMIX_ERR_JOB_ABORTED_BY_SYS_EVENT", Status::ERR_JOB_ABORTED_BY_SYS_EVENT),
+    ("PMIX_ERR_JOB_EXE_NOT_FOUND", Status::ERR_JOB_EXE_NOT_FOUND),
+    ("PMIX_ERR_JOB_WDIR_NOT_FOUND", Status::ERR_JOB_WDIR_NOT_FOUND),
+    ("PMIX_ERR_JOB_INSUFFICIENT_RESOURCES", Status::ERR_JOB_INSUFFICIENT_RESOURCES),
+    ("PMIX_ERR_JOB_SYS_OP_FAILED", Status::ERR_JOB_SYS_OP_FAILED),
+    ("PMIX_EVENT_JOB_START", Status::EVENT_JOB_START),
+    ("PMIX_EVENT_JOB_END", Status::EVENT_JOB_END),
+    ("PMIX_EVENT_SESSION_START", Status::EVENT_SESSION_START),
+    ("PMIX_EVENT_SESSION_END", Status::EVENT_SESSION_END),
+    ("PMIX_ERR_PROC_REQUESTED_ABORT", Status::ERR_PROC_REQUESTED_ABORT),
+    ("PMIX_ERR_PROC_TERM_WO_SYNC", Status::ERR_PROC_TERM_WO_SYNC),
+    ("PMIX_EVENT_PROC_TERMINATED", Status::EVENT_PROC_TERMINATED),
+    ("PMIX_ERR_PROC_KILLED_BY_CMD", Status::ERR_PROC_KILLED_BY_CMD),
+    ("PMIX_ERR_PROC_FAILED_TO_START", Status::ERR_PROC_FAILED_TO_START),
+    ("PMIX_ERR_PROC_ABORTED_BY_SIG", Status::ERR_PROC_ABORTED_BY_SIG),
+    ("PMIX_ERR_PROC_SENSOR_BOUND_EXCEEDED", Status::ERR_PROC_SENSOR_BOUND_EXCEEDED),
+    ("PMIX_ERR_EXIT_NONZERO_TERM", Status::ERR_EXIT_NONZERO_TERM),
+    ("PMIX_EVENT_SYS_BASE", Status::EVENT_SYS_BASE),
+    ("PMIX_EVENT_NODE_DOWN", Status::EVENT_NODE_DOWN),
+    ("PMIX_EVENT_NODE_OFFLINE", Status::EVENT_NODE_OFFLINE),
+    ("PMIX_EVENT_SYS_OTHER", Status::EVENT_SYS_OTHER),
+    ("PMIX_EVENT_NO_ACTION_TAKEN", Status::EVENT_NO_ACTION_TAKEN),
+    ("PMIX_EVENT_PARTIAL_ACTION_TAKEN", Status::EVENT_PARTIAL_ACTION_TAKEN),
+    ("PMIX_EVENT_ACTION_DEFERRED", Status::EVENT_ACTION_DEFERRED),
+    ("PMIX_EVENT_ACTION_COMPLETE", Status::EVENT_ACTION_COMPLETE),
+    ("PMIX_EXTERNAL_ERR_BASE", Status::EXTERNAL_ERR_BASE),
+    ("PMIX_ERR_SILENT", Status::ERR_SILENT),
+    ("PMIX_ERR_DEBUGGER_RELEASE", Status::ERR_DEBUGGER_RELEASE),
+    ("PMIX_ERR_PROC_ABORTED", Status::ERR_PROC_ABORTED),
+    ("PMIX_ERR_PROC_ABORTING", Status::ERR_PROC_ABORTING),
+    ("PMIX_ERR_SERVER_FAILED_REQUEST", Status::ERR_SERVER_FAILED_REQUEST),
+    ("PMIX_EXISTS", Status::EXISTS),
+    ("PMIX_ERR_HANDSHAKE_FAILED", Status::ERR_HANDSHAKE_FAILED),
+    ("PMIX_ERR_READY_FOR_HANDSHAKE", Status::ERR_READY_FOR_HANDSHAKE),
+    ("PMIX_ERR_PROC_ENTRY_NOT_FOUND", Status::ERR_PROC_ENTRY_NOT_FOUND),
+    ("PMIX_ERR_PACK_MISMATCH", Status::ERR_PACK_MISMATCH),
+    ("PMIX_ERR_IN_ERRNO", Status::ERR_IN_ERRNO),
+    ("PMIX_ERR_DATA_VALUE_NOT_FOUND", Status::ERR_DATA_VALUE_NOT_FOUND),
+    ("PMIX_ERR_INVALID_ARG", Status::ERR_INVALID_ARG),
+    ("PMIX_ERR_INVALID_KEY", Status::ERR_INVALID_KEY),
+    ("PMIX_ERR_INVALID_KEY_LENGTH", Status::ERR_INVALID_KEY_LENGTH),
+    ("PMIX_ERR_INVALID_VAL", Status::ERR_INVALID_VAL),
+    ("PMIX_ERR_INVALID_VAL_LENGTH", Status::ERR_INVALID_VAL_LENGTH),
+    ("PMIX_ERR_INVALID_LENGTH", Status::ERR_INVALID_LENGTH),
+    ("PMIX_ERR_INVALID_NUM_ARGS", Status::ERR_INVALID_NUM_ARGS),
+    ("PMIX_ERR_INVALID_ARGS", Status::ERR_INVALID_ARGS),
+    ("PMIX_ERR_INVALID_NUM_PARSED", Status::ERR_INVALID_NUM_PARSED),
+    ("PMIX_ERR_INVALID_KEYVALP", Status::ERR_INVALID_KEYVALP),
+    ("PMIX_ERR_INVALID_SIZE", Status::ERR_INVALID_SIZE),
+    ("PMIX_ERR_INVALID_NAMESPACE", Status::ERR_INVALID_NAMESPACE),
+    ("PMIX_ERR_SERVER_NOT_AVAIL", Status::ERR_SERVER_NOT_AVAIL),
+    ("PMIX_ERR_NOT_IMPLEMENTED", Status::ERR_NOT_IMPLEMENTED),
+    ("PMIX_DEBUG_WAITING_FOR_NOTIFY", Status::DEBUG_WAITING_FOR_NOTIFY),
+    ("PMIX_ERR_FATAL", Status::ERR_FATAL),
+    ("PMIX_ERR_NOT_AVAILABLE", Status::ERR_NOT_AVAILABLE),
+    ("PMIX_ERR_VALUE_OUT_OF_BOUNDS", Status::ERR_VALUE_OUT_OF_BOUNDS),
+    ("PMIX_ERR_FILE_OPEN_FAILURE", Status::ERR_FILE_OPEN_FAILURE),
+    ("PMIX_ERR_FILE_READ_FAILURE", Status::ERR_FILE_READ_FAILURE),
+    ("PMIX_ERR_FILE_WRITE_FAILURE", Status::ERR_FILE_WRITE_FAILURE),
+    ("PMIX_ERR_SYS_LIMITS_PIPES", Status::ERR_SYS_LIMITS_PIPES),
+    ("PMIX_ERR_SYS_LIMITS_CHILDREN", Status::ERR_SYS_LIMITS_CHILDREN),
+    ("PMIX_ERR_PIPE_SETUP_FAILURE", Status::ERR_PIPE_SETUP_FAILURE),
+    ("PMIX_ERR_EXE_NOT_ACCESSIBLE", Status::ERR_EXE_NOT_ACCESSIBLE),
+    ("PMIX_ERR_JOB_WDIR_NOT_ACCESSIBLE", Status::ERR_JOB_WDIR_NOT_ACCESSIBLE),
+    ("PMIX_ERR_SYS_LIMITS_FILES", Status::ERR_SYS_LIMITS_FILES),
+    ("PMIX_ERR_LOST_CONNECTION_TO_SERVER", Status::ERR_LOST_CONNECTION_TO_SERVER),
+    ("PMIX_ERR_LOST_PEER_CONNECTION", Status::ERR_LOST_PEER_CONNECTION),
+    ("PMIX_ERR_LOST_CONNECTION_TO_CLIENT", Status::ERR_LOST_CONNECTION_TO_CLIENT),
+    ("PMIX_NOTIFY_ALLOC_COMPLETE", Status::NOTIFY_ALLOC_COMPLETE),
+    ("PMIX_ERR_INVALID_TERMINATION", Status::ERR_INVALID_TERMINATION),
+    ("PMIX_ERR_JOB_TERMINATED", Status::ERR_JOB_TERMINATED),
+    ("PMIX_ERR_UPDATE_ENDPOINTS", Status::ERR_UPDATE_ENDPOINTS),
+    ("PMIX_GDS_ACTION_COMPLETE", Status::GDS_ACTION_COMPLETE),
+    ("PMIX_PROC_HAS_CONNECTED", Status::PROC_HAS_CONNECTED),
+    ("PMIX_CONNECT_REQUESTED", Status::CONNECT_REQUESTED),
+    ("PMIX_ERR_NODE_DOWN", Status::ERR_NODE_DOWN),
+    ("PMIX_ERR_NODE_OFFLINE", Status::ERR_NODE_OFFLINE),
+    ("PMIX_ERR_SYS_BASE", Status::ERR_SYS_BASE),
+    ("PMIX_ERR_SYS_OTHER", Status::ERR_SYS_OTHER),
+    ("PMIX_ERR_LOST_SERVER_CONNECTION", Status::ERR_LOST_SERVER_CONNECTION),
+    ("PMIX_ERR_FAILED_COMM", Status::ERR_FAILED_COMM),
+];
+
+impl Status {
+    /// The standard name of this code (`"PMIX_ERR_NOT_FOUND"`), or `None`
+    /// for a value the standard does not define.
+    #[doc(alias = "PMIx_Error_string")]
+    pub fn name(self) -> Option<&'static str> {
+        CANONICAL_NAMES
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map(|(_, n)| *n)
+    }
+
+    /// Looks a status up by its standard name (any alias is accepted).
+    pub fn from_name(name: &str) -> Option<Status> {
+        ALL_STATUS_NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+    }
+
+    /// `true` for [`Status::SUCCESS`].
+    pub fn is_success(self) -> bool {
+        self == Status::SUCCESS
+    }
+
+    /// `Ok(())` for success, otherwise an [`Error`] carrying this status.
+    ///
+    /// # Errors
+    /// Any status other than `PMIX_SUCCESS`.
+    pub fn into_result(self) -> Result<()> {
+        if self.is_success() {
+            Ok(())
+        } else {
+            Err(Error::new(self))
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "PMIX_STATUS({})", self.0),
+        }
+    }
+}
+
+impl fmt::Debug for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}({})", self.0)
+    }
+}
+
+impl From<i32> for Status {
+    fn from(v: i32) -> Self {
+        Status(v)
+    }
+}
+
+impl From<Status> for i32 {
+    fn from(s: Status) -> Self {
+        s.0
+    }
+}
+
+/// The error every pmix-rs crate returns: a non-success [`Status`] plus a
+/// short context saying what failed.
+///
+/// # Examples
+/// ```
+/// use pmix_core::{Error, Status};
+/// let e = Error::with_context(Status::ERR_BAD_PARAM, "nspace longer than 255 bytes");
+/// assert_eq!(e.status(), Status::ERR_BAD_PARAM);
+/// assert!(e.to_string().starts_with("PMIX_ERR_BAD_PARAM"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error {
+    status: Status,
+    context: Option<Box<str>>,
+}
+
+/// `Result` with [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// An error with no context. A `PMIX_SUCCESS` status is turned into
+    /// `PMIX_ERROR`: an `Error` never carries success.
+    pub fn new(status: Status) -> Self {
+        let status = if status.is_success() {
+            Status::ERROR
+        } else {
+            status
+        };
+        Error {
+            status,
+            context: None,
+        }
+    }
+
+    /// An error with a context string (what was being done, which key...).
+    pub fn with_context(status: Status, context: impl Into<String>) -> Self {
+        let mut e = Error::new(status);
+        e.context = Some(context.into().into_boxed_str());
+        e
+    }
+
+    /// The PMIx status this error carries (never `PMIX_SUCCESS`).
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The context, if any.
+    pub fn context(&self) -> Option<&str> {
+        self.context.as_deref()
+    }
+}
+
+impl From<Status> for Error {
+    fn from(s: Status) -> Self {
+        Error::new(s)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.context {
+            Some(c) => write!(f, "{}: {c}", self.status),
+            None => write!(f, "{}", self.status),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_gives_standard_name() {
+        assert_eq!(Status::SUCCESS.to_string(), "PMIX_SUCCESS");
+        assert_eq!(Status::ERR_EVENT_REGISTRATION.to_string(), "PMIX_ERR_EVENT_REGISTRATION");
+        assert_eq!(Status(-123456).to_string(), "PMIX_STATUS(-123456)");
+    }
+
+    #[test]
+    fn aliases_share_a_value_and_a_canonical_name() {
+        assert_eq!(Status::EVENT_JOB_END, Status::ERR_JOB_TERMINATED);
+        assert_eq!(Status::ERR_JOB_TERMINATED.name(), Some("PMIX_EVENT_JOB_END"));
+        assert_eq!(Status::ERR_EXISTS, Status::EXISTS);
+        assert_eq!(Status::from_name("PMIX_ERR_LOST_SERVER_CONNECTION"), Some(Status(-101)));
+    }
+
+    #[test]
+    fn error_never_carries_success() {
+        assert_eq!(Error::new(Status::SUCCESS).status(), Status::ERROR);
+        assert!(Status::SUCCESS.into_result().is_ok());
+        assert_eq!(
+            Status::ERR_TIMEOUT.into_result().unwrap_err().status(),
+            Status::ERR_TIMEOUT
+        );
+    }
+
+    #[test]
+    fn canonical_names_are_unique_per_value() {
+        let mut seen = std::collections::HashSet::new();
+        for (s, _) in CANONICAL_NAMES {
+            assert!(seen.insert(*s), "{s:?} named twice");
+        }
+        for (n, s) in ALL_STATUS_NAMES {
+            assert!(s.name().is_some(), "{n} has no canonical name");
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! # pmix-loom-tests
+//!
+//! loom models of the pmix-rs lock-free structures: the MPSC ring across
+//! wrap-around and a full ring, the futex doorbell (no lost wake-up), the
+//! broadcast event cache (a lapped reader never accepts a torn cell), the
+//! job-data store publication, and the handler chain under concurrent
+//! register/deregister/dispatch.
+//!
+//! The models live in `tests/` and only build with `RUSTFLAGS="--cfg loom"`:
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p pmix-loom-tests --release
+//! ```
