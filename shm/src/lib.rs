@@ -7,6 +7,15 @@
 //! job-data store.
 //!
 //! Atomics and cells come from [`sync`] only; under `cfg(loom)` they are
-//! loom's.
+//! loom's, and every structure can be built in ordinary heap memory so the
+//! models in `loom-tests` can explore it.
 
+pub mod broadcast;
+pub mod doorbell;
+pub mod error;
+pub mod layout;
+pub mod ring;
+#[cfg(not(loom))]
+pub mod segment;
+pub mod store;
 pub mod sync;
