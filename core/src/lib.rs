@@ -14,6 +14,19 @@
 //! - [`codec`]: the versioned binary encoding of values, infos and procs,
 //!   and message framing.
 //!
+//! # Examples
+//! ```
+//! use pmix_core::{Info, Proc, Value};
+//! let me = Proc::new("job-1", 0).unwrap();
+//! let card = Info::new("my.card", Value::ByteObject(vec![1, 2, 3])).unwrap();
+//! let mut enc = pmix_core::codec::Encoder::new();
+//! enc.put_proc(&me);
+//! enc.put_info(&card);
+//! let bytes = enc.finish();
+//! let mut dec = pmix_core::codec::Decoder::new(&bytes);
+//! assert_eq!(dec.get_proc().unwrap(), me);
+//! assert_eq!(dec.get_info().unwrap(), card);
+//! ```
 #![forbid(unsafe_code)]
 
 pub mod attrs;

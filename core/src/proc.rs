@@ -329,6 +329,8 @@ mod tests {
         let w = Proc::new("ns", Rank::WILDCARD).unwrap();
         assert!(w.matches(&Proc::new("ns", 5).unwrap()));
         assert!(!w.matches(&Proc::new("other", 5).unwrap()));
-        assert!(!Proc::new("ns", 1).unwrap().matches(&Proc::new("ns", 2).unwrap()));
+        assert!(!Proc::new("ns", 1)
+            .unwrap()
+            .matches(&Proc::new("ns", 2).unwrap()));
     }
 }

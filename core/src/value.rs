@@ -91,15 +91,20 @@ impl DataArray {
     /// Builds an array, checking that every element has `elem_type`.
     ///
     /// # Errors
-    /// `PMIX_ERR_TYPE_MISMATCH` when an element has another type.
+    /// `PMIX_ERR_TYPE_MISMATCH` when an element has another type;
+    /// `PMIX_ERR_BAD_PARAM` for the element type `PMIX_UNDEF` (elements
+    /// without content cannot be counted from the bytes that carry them).
     pub fn new(elem_type: DataType, items: Vec<Value>) -> Result<Self> {
+        if elem_type == DataType::UNDEF {
+            return Err(Error::with_context(
+                Status::ERR_BAD_PARAM,
+                "a data array cannot have element type PMIX_UNDEF",
+            ));
+        }
         if let Some(bad) = items.iter().find(|v| v.data_type() != elem_type) {
             return Err(Error::with_context(
                 Status::ERR_TYPE_MISMATCH,
-                format!(
-                    "data array of {elem_type} holds a {}",
-                    bad.data_type()
-                ),
+                format!("data array of {elem_type} holds a {}", bad.data_type()),
             ));
         }
         Ok(DataArray { elem_type, items })
@@ -109,7 +114,10 @@ impl DataArray {
     pub fn from_infos(infos: Vec<Info>) -> Self {
         DataArray {
             elem_type: DataType::INFO,
-            items: infos.into_iter().map(|i| Value::Info(Box::new(i))).collect(),
+            items: infos
+                .into_iter()
+                .map(|i| Value::Info(Box::new(i)))
+                .collect(),
         }
     }
 
@@ -453,7 +461,10 @@ impl Value {
     pub fn to_i64(&self) -> Result<i64> {
         let v = self.to_i128()?;
         i64::try_from(v).map_err(|_| {
-            Error::with_context(Status::ERR_VALUE_OUT_OF_BOUNDS, format!("{v} is not an i64"))
+            Error::with_context(
+                Status::ERR_VALUE_OUT_OF_BOUNDS,
+                format!("{v} is not an i64"),
+            )
         })
     }
 
