@@ -78,7 +78,7 @@ mod tests {
     #[test]
     fn new_validates_the_key() {
         assert_eq!(
-            Info::new("", 1u8).unwrap_err().status(),
+            Info::new("k\0", 1u8).unwrap_err().status(),
             Status::ERR_BAD_PARAM
         );
         let i = Info::flag("pmix.evfirst").unwrap();

@@ -32,6 +32,7 @@
 pub mod attrs;
 pub mod codec;
 pub mod codes;
+pub mod event;
 pub mod info;
 pub mod proc;
 pub mod status;

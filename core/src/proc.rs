@@ -94,14 +94,19 @@ impl TryFrom<&str> for Nspace {
     }
 }
 
-/// An attribute or data key (`pmix_key_t`): 1 to 511 bytes, no NUL.
+/// An attribute or data key (`pmix_key_t`): at most 511 bytes, no NUL.
+///
+/// The empty key is representable because the event results array keys
+/// each handler's status by the handler's name, which is empty for an
+/// unnamed handler; the data APIs (`put`, `get`) refuse it.
 ///
 /// # Examples
 /// ```
 /// use pmix_core::Key;
 /// assert!(Key::new("pmix.job.size").is_ok());
-/// assert!(Key::new("").is_err());
+/// assert!(Key::new("").unwrap().is_empty());
 /// assert!(Key::new("a\0b").is_err());
+/// assert!(Key::new("k".repeat(512)).is_err());
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[doc(alias = "pmix_key_t")]
@@ -111,12 +116,28 @@ impl Key {
     /// Validates and builds a key.
     ///
     /// # Errors
-    /// `PMIX_ERR_BAD_PARAM` when empty, longer than [`MAX_KEYLEN`] bytes, or
+    /// `PMIX_ERR_BAD_PARAM` when longer than [`MAX_KEYLEN`] bytes or
     /// containing a NUL.
     pub fn new(s: impl AsRef<str>) -> Result<Self> {
         let s = s.as_ref();
+        check_name("key", s, MAX_KEYLEN, true)?;
+        Ok(Key(Arc::from(s)))
+    }
+
+    /// Like [`Key::new`], and also refuses the empty key: for data keys
+    /// (`put`, `get`, publish).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` when empty, too long or containing a NUL.
+    pub fn new_data_key(s: impl AsRef<str>) -> Result<Self> {
+        let s = s.as_ref();
         check_name("key", s, MAX_KEYLEN, false)?;
         Ok(Key(Arc::from(s)))
+    }
+
+    /// `true` for the empty key.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// The key string.
@@ -307,7 +328,8 @@ mod tests {
     fn key_limits_are_enforced() {
         assert!(Key::new("k".repeat(511)).is_ok());
         assert!(Key::new("k".repeat(512)).is_err());
-        assert!(Key::new("").is_err());
+        assert!(Key::new("").unwrap().is_empty());
+        assert!(Key::new_data_key("").is_err());
         assert!(Key::new("pmix.job.size").unwrap().is_reserved());
         assert!(!Key::new("my.card").unwrap().is_reserved());
     }

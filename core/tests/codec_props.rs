@@ -17,7 +17,7 @@ fn proc_() -> impl Strategy<Value = Proc> {
 }
 
 fn key() -> impl Strategy<Value = String> {
-    "[a-z][a-z0-9._]{0,30}"
+    "[a-z0-9._]{0,30}"
 }
 
 /// Values whose body is a plain scalar or string (no nesting).

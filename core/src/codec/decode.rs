@@ -216,8 +216,8 @@ impl<'a> Decoder<'a> {
     /// # Errors
     /// As [`Decoder::get_info`].
     pub fn get_infos(&mut self) -> Result<Vec<Info>> {
-        // key (>= 5 bytes) + flags (4) + type (2)
-        let n = self.get_count("info list", 11)?;
+        // key length (4) + flags (4) + type (2), at least
+        let n = self.get_count("info list", 10)?;
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
             v.push(self.get_info()?);

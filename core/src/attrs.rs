@@ -1,1 +1,0 @@
-//! Attribute keys (being written).
