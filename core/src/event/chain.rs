@@ -170,7 +170,10 @@ impl<H> Chain<H> {
     /// unchanged.
     pub fn register(&mut self, spec: RegistrationSpec, handler: H) -> Result<HandlerId> {
         if let Some(name) = &spec.name {
-            if self.slot_of(|e| e.spec.name.as_deref() == Some(name)).is_some() {
+            if self
+                .slot_of(|e| e.spec.name.as_deref() == Some(name))
+                .is_some()
+            {
                 return Err(registration_error(format!(
                     "an event handler named {name:?} is already registered"
                 )));
@@ -338,7 +341,9 @@ fn source_in_range(r: DataRange, custom: &[Proc], me: &Proc, ev: &EventView<'_>)
         DataRange::NAMESPACE => ev.source.is_some_and(|s| s.nspace == me.nspace),
         DataRange::SESSION | DataRange::GLOBAL => true,
         DataRange::RM => ev.origin == Origin::Host,
-        DataRange::CUSTOM => ev.source.is_some_and(|s| custom.iter().any(|c| c.matches(s))),
+        DataRange::CUSTOM => ev
+            .source
+            .is_some_and(|s| custom.iter().any(|c| c.matches(s))),
         _ => true,
     }
 }
@@ -426,7 +431,11 @@ mod tests {
     fn plain_registration_does_not_jump_ahead_of_first_in_category() {
         let mut c = Chain::new();
         c.register(
-            named(&[T], "fic", &[(attrs::EVENT_HDLR_FIRST_IN_CATEGORY, flag())]),
+            named(
+                &[T],
+                "fic",
+                &[(attrs::EVENT_HDLR_FIRST_IN_CATEGORY, flag())],
+            ),
             "fic",
         )
         .unwrap();
@@ -467,12 +476,20 @@ mod tests {
         // AFTER FIRST is the front of the category, BEFORE LAST its end
         c.register(named(&[T], "m", &[]), "m").unwrap();
         c.register(
-            named(&[T], "af", &[(attrs::EVENT_HDLR_AFTER, crate::Value::from("f"))]),
+            named(
+                &[T],
+                "af",
+                &[(attrs::EVENT_HDLR_AFTER, crate::Value::from("f"))],
+            ),
             "af",
         )
         .unwrap();
         c.register(
-            named(&[T], "bl", &[(attrs::EVENT_HDLR_BEFORE, crate::Value::from("l"))]),
+            named(
+                &[T],
+                "bl",
+                &[(attrs::EVENT_HDLR_BEFORE, crate::Value::from("l"))],
+            ),
             "bl",
         )
         .unwrap();
@@ -484,7 +501,11 @@ mod tests {
         let mut c = Chain::new();
         let e = c
             .register(
-                named(&[T], "x", &[(attrs::EVENT_HDLR_BEFORE, crate::Value::from("nope"))]),
+                named(
+                    &[T],
+                    "x",
+                    &[(attrs::EVENT_HDLR_BEFORE, crate::Value::from("nope"))],
+                ),
                 "x",
             )
             .unwrap_err();
@@ -492,7 +513,11 @@ mod tests {
         c.register(named(&[T, U], "multi", &[]), "multi").unwrap();
         let e = c
             .register(
-                named(&[T], "x", &[(attrs::EVENT_HDLR_AFTER, crate::Value::from("multi"))]),
+                named(
+                    &[T],
+                    "x",
+                    &[(attrs::EVENT_HDLR_AFTER, crate::Value::from("multi"))],
+                ),
                 "x",
             )
             .unwrap_err();
@@ -500,12 +525,20 @@ mod tests {
         c.register(named(&[T], "a", &[]), "a").unwrap();
         c.register(named(&[T], "b", &[]), "b").unwrap();
         c.register(
-            named(&[T], "c", &[(attrs::EVENT_HDLR_BEFORE, crate::Value::from("a"))]),
+            named(
+                &[T],
+                "c",
+                &[(attrs::EVENT_HDLR_BEFORE, crate::Value::from("a"))],
+            ),
             "c",
         )
         .unwrap();
         c.register(
-            named(&[T], "d", &[(attrs::EVENT_HDLR_AFTER, crate::Value::from("b"))]),
+            named(
+                &[T],
+                "d",
+                &[(attrs::EVENT_HDLR_AFTER, crate::Value::from("b"))],
+            ),
             "d",
         )
         .unwrap();
@@ -542,7 +575,10 @@ mod tests {
         c.register(spec(&[T], &[]), "single").unwrap();
         c.register(spec(&[], &[]), "default").unwrap();
         c.register(
-            spec(&[T], &[(attrs::RANGE, crate::Value::DataRange(DataRange::PROC_LOCAL))]),
+            spec(
+                &[T],
+                &[(attrs::RANGE, crate::Value::DataRange(DataRange::PROC_LOCAL))],
+            ),
             "proc-local",
         )
         .unwrap();

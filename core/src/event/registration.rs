@@ -265,9 +265,8 @@ mod tests {
 
     #[test]
     fn false_flags_are_ignored() {
-        let s =
-            RegistrationSpec::parse(&[], &[Info::new(attrs::EVENT_HDLR_FIRST, false).unwrap()])
-                .unwrap();
+        let s = RegistrationSpec::parse(&[], &[Info::new(attrs::EVENT_HDLR_FIRST, false).unwrap()])
+            .unwrap();
         assert_eq!(s.placement, Placement::Prepend);
     }
 

@@ -122,9 +122,8 @@ impl ChainRun {
             self.results = prior;
         }
         // The key cannot fail: a registered name was validated as a key.
-        let key = crate::Key::new(name.unwrap_or("")).unwrap_or_else(|_| {
-            crate::Key::new("").expect("the empty key is always valid")
-        });
+        let key = crate::Key::new(name.unwrap_or(""))
+            .unwrap_or_else(|_| crate::Key::new("").expect("the empty key is always valid"));
         self.results.push(Info {
             key,
             value: Value::Status(status),
