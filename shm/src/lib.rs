@@ -14,6 +14,8 @@ pub mod broadcast;
 pub mod doorbell;
 pub mod error;
 pub mod layout;
+#[cfg(not(loom))]
+pub mod probe;
 pub mod ring;
 #[cfg(not(loom))]
 pub mod segment;
