@@ -1,0 +1,240 @@
+//! The state every handle of one ring shares, and raw access to its
+//! words and payload bytes: shared memory, or loom objects on the heap.
+
+use std::any::Any;
+#[cfg(not(loom))]
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use crate::layout::{Claim, RingHeader, SlotState, CELL_SIZE, RECORD_HEADER_SIZE};
+use crate::sync::{AtomicU64, Ordering};
+
+#[cfg(loom)]
+pub(super) struct LoomCell {
+    pub(super) state: AtomicU64,
+    pub(super) meta: AtomicU64,
+    /// Bytes 0..16: the header words' bytes, which are payload in a
+    /// continuation cell (tracked so loom sees the overlap).
+    pub(super) head: crate::sync::UnsafeCell<[u8; 16]>,
+    /// Bytes 16..64.
+    pub(super) body: crate::sync::UnsafeCell<[u8; 48]>,
+}
+
+/// What every handle of one ring shares.
+pub(super) struct RingInner {
+    #[cfg(not(loom))]
+    pub(super) hdr: NonNull<RingHeader>,
+    #[cfg(not(loom))]
+    pub(super) cells_base: NonNull<u8>,
+    #[cfg(loom)]
+    pub(super) hdr: Box<RingHeader>,
+    #[cfg(loom)]
+    pub(super) cells: Box<[LoomCell]>,
+    /// Geometry, copied once (never re-read from shared memory).
+    pub(super) cap: u64,
+    pub(super) mask: u64,
+    pub(super) log2: u32,
+    pub(super) max_record_cells: usize,
+    /// This process's last view of `head` (see `reserve`); on its own
+    /// line, away from the read-mostly fields above and the Arc's counts.
+    pub(super) cached_head: crossbeam_utils::CachePadded<AtomicU64>,
+    /// What keeps the memory alive (see `Ring::with_owner`).
+    pub(super) owners: std::sync::Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
+}
+
+// SAFETY: the raw pointers point into memory that stays mapped while the
+// owner (or the caller of `init_in`/`attach`, per their contract) keeps it
+// alive, and every access through them follows the ring protocol: atomics
+// for the words, and payload bytes written only by the one producer that
+// owns a claim and read only by the one consumer after the commit. Under
+// loom the same holds for the heap objects.
+unsafe impl Send for RingInner {}
+// SAFETY: as for `Send`; shared access is the point of the protocol.
+unsafe impl Sync for RingInner {}
+
+impl RingInner {
+    #[inline]
+    pub(super) fn hdr(&self) -> &RingHeader {
+        #[cfg(not(loom))]
+        // SAFETY: `hdr` points at an initialised, live, 128-aligned header
+        // (checked by `init_in`/`attach`); only atomics are read through it.
+        unsafe {
+            self.hdr.as_ref()
+        }
+        #[cfg(loom)]
+        &self.hdr
+    }
+
+    #[inline]
+    pub(super) fn idx(&self, pos: u64) -> usize {
+        (pos & self.mask) as usize
+    }
+
+    #[inline]
+    pub(super) fn lap(&self, pos: u64) -> u8 {
+        (pos >> self.log2) as u8
+    }
+
+    /// The state word of the cell at `pos`.
+    #[inline]
+    pub(super) fn state(&self, pos: u64) -> &AtomicU64 {
+        #[cfg(not(loom))]
+        // SAFETY: idx < cap, so the 8 bytes lie inside the cell area checked
+        // at init/attach; the address is 64-aligned; any bit pattern is a
+        // valid AtomicU64 and the memory lives as long as `self`.
+        unsafe {
+            &*(self.cells_base.as_ptr().add(self.idx(pos) * CELL_SIZE) as *const AtomicU64)
+        }
+        #[cfg(loom)]
+        &self.cells[self.idx(pos)].state
+    }
+
+    /// The meta word of the cell at `pos`.
+    #[inline]
+    pub(super) fn meta(&self, pos: u64) -> &AtomicU64 {
+        #[cfg(not(loom))]
+        // SAFETY: as in `state`, 8 bytes further into the same cell.
+        unsafe {
+            &*(self.cells_base.as_ptr().add(self.idx(pos) * CELL_SIZE + 8) as *const AtomicU64)
+        }
+        #[cfg(loom)]
+        &self.cells[self.idx(pos)].meta
+    }
+
+    /// Stamps the cell at `pos` free for the next lap. For a continuation
+    /// cell this overwrites payload bytes 0..8, which the caller has
+    /// finished with.
+    #[inline]
+    pub(super) fn stamp_free(&self, pos: u64, continuation: bool) {
+        #[cfg(loom)]
+        if continuation {
+            self.cells[self.idx(pos)].head.with_mut(|_| ());
+        }
+        let _ = continuation;
+        // ORDERING: Relaxed — published to producers by the Release store of
+        // `head` that follows (producers Acquire `head` before reusing).
+        self.state(pos)
+            .store(SlotState::free(pos + self.cap), Ordering::Relaxed);
+    }
+
+    /// Copies `data` into the payload area of the record at `pos`.
+    ///
+    /// # Safety
+    /// The caller owns a claim on the record at `pos` of at least
+    /// `cells_for_payload(data.len())` cells, all inside the ring.
+    pub(super) unsafe fn write_payload(&self, pos: u64, data: &[u8]) {
+        #[cfg(not(loom))]
+        // SAFETY: by the contract the claimed cells lie inside the ring and
+        // no other party reads or writes their payload bytes until commit.
+        unsafe {
+            let dst = self
+                .cells_base
+                .as_ptr()
+                .add(self.idx(pos) * CELL_SIZE + RECORD_HEADER_SIZE);
+            std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len());
+        }
+        #[cfg(loom)]
+        self.loom_segments(pos, data.len(), |cell, in_head, at, off, n| {
+            let src = &data[off..off + n];
+            if in_head {
+                // SAFETY: loom tracks the access; bounds from loom_segments.
+                cell.head
+                    .with_mut(|p| unsafe { (&mut *p)[at..at + n].copy_from_slice(src) });
+            } else {
+                // SAFETY: as above.
+                cell.body
+                    .with_mut(|p| unsafe { (&mut *p)[at..at + n].copy_from_slice(src) });
+            }
+        });
+    }
+
+    /// Lends the `len` payload bytes of the committed record at `pos`.
+    ///
+    /// # Safety
+    /// The record at `pos` is committed (observed with `Acquire`), spans
+    /// `cells_for_payload(len)` cells inside the ring, and is not released
+    /// before `f` returns.
+    pub(super) unsafe fn read_payload<R>(
+        &self,
+        pos: u64,
+        len: usize,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> R {
+        #[cfg(not(loom))]
+        {
+            // SAFETY: by the contract the bytes lie inside the ring and the
+            // producer finished writing them before its Release commit.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(
+                    self.cells_base
+                        .as_ptr()
+                        .add(self.idx(pos) * CELL_SIZE + RECORD_HEADER_SIZE),
+                    len,
+                )
+            };
+            f(bytes)
+        }
+        #[cfg(loom)]
+        {
+            let mut copy = vec![0u8; len];
+            self.loom_segments(pos, len, |cell, in_head, at, off, n| {
+                let dst = &mut copy[off..off + n];
+                if in_head {
+                    // SAFETY: loom tracks the access; bounds from loom_segments.
+                    cell.head
+                        .with(|p| unsafe { dst.copy_from_slice(&(&*p)[at..at + n]) });
+                } else {
+                    // SAFETY: as above.
+                    cell.body
+                        .with(|p| unsafe { dst.copy_from_slice(&(&*p)[at..at + n]) });
+                }
+            });
+            f(&copy)
+        }
+    }
+
+    /// Splits payload bytes `0..len` of the record at `pos` into per-cell
+    /// pieces: (cell, in the 16-byte head part?, offset in that part,
+    /// offset in the payload, length).
+    #[cfg(loom)]
+    fn loom_segments(
+        &self,
+        pos: u64,
+        len: usize,
+        mut f: impl FnMut(&LoomCell, bool, usize, usize, usize),
+    ) {
+        let base = self.idx(pos) * CELL_SIZE + RECORD_HEADER_SIZE;
+        let mut done = 0;
+        while done < len {
+            let g = base + done;
+            let cell = &self.cells[g / CELL_SIZE];
+            let off = g % CELL_SIZE;
+            let (in_head, at, room) = if off < RECORD_HEADER_SIZE {
+                (true, off, RECORD_HEADER_SIZE - off)
+            } else {
+                (false, off - RECORD_HEADER_SIZE, CELL_SIZE - off)
+            };
+            let n = room.min(len - done);
+            f(cell, in_head, at, done, n);
+            done += n;
+        }
+    }
+
+    /// Loom: the anonymous walk's CAS on a cell beyond the first counts as
+    /// a write of its head bytes (in shared memory it may overlap payload).
+    #[inline]
+    pub(super) fn note_walk(&self, _pos: u64) {
+        #[cfg(loom)]
+        self.cells[self.idx(_pos)].head.with_mut(|_| ());
+    }
+
+    /// Whether `c` is a claim that may start at `pos`.
+    #[inline]
+    pub(super) fn claim_fits(&self, pos: u64, c: Claim) -> bool {
+        let cells = c.cells as usize;
+        c.lap == self.lap(pos)
+            && cells >= 1
+            && cells <= self.max_record_cells
+            && self.idx(pos) + cells <= self.cap as usize
+    }
+}
