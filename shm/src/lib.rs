@@ -21,3 +21,6 @@ pub mod ring;
 pub mod segment;
 pub mod store;
 pub mod sync;
+
+pub use broadcast::{BroadcastParams, BroadcastReader, BroadcastWriter};
+pub use store::{StoreParams, StoreReader, StoreWriter, TableBuilder};

@@ -1,0 +1,471 @@
+//! [`StoreReader`]: lock-free readers of the job-data store, and
+//! [`PinnedTable`], one pinned table version.
+
+use std::fmt;
+#[cfg(not(loom))]
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use super::format::{TableError, TableImage};
+#[cfg(not(loom))]
+use super::heap::{KeepAlive, REGION_ALIGN};
+use super::shared::{BufferRead, Shared, INDEX_BITS};
+#[cfg(not(loom))]
+use super::shared::{Geometry, StoreParams};
+#[cfg(not(loom))]
+use super::shared::{Storage, STORE_HEADER_SIZE, STORE_LAYOUT_VERSION, STORE_MAGIC};
+use crate::sync::{fence, Ordering};
+
+/// Most attempts [`StoreReader::pin`] makes before reporting contention
+/// (each failed attempt means a publication happened meanwhile).
+const MAX_PIN_ATTEMPTS: usize = 1000;
+
+/// The id this process announces in its reader slots.
+pub(crate) fn current_pid() -> u32 {
+    #[cfg(not(loom))]
+    {
+        std::process::id()
+    }
+    #[cfg(loom)]
+    {
+        1
+    }
+}
+
+/// Why [`StoreReader::attach`] (or [`StoreWriter::reader`](super::StoreWriter::reader))
+/// refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreAttachError {
+    /// The region does not start on a 64-byte boundary.
+    Misaligned,
+    /// The region is shorter than its header says it needs.
+    RegionTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        len: usize,
+    },
+    /// The magic word is still 0: the writer has not finished `init_in`.
+    NotReady,
+    /// The magic word is not [`STORE_MAGIC`](super::STORE_MAGIC).
+    BadMagic {
+        /// The word found.
+        found: u64,
+    },
+    /// The layout version is not [`STORE_LAYOUT_VERSION`](super::STORE_LAYOUT_VERSION).
+    VersionMismatch {
+        /// The version found.
+        found: u32,
+    },
+    /// Buffer count, buffer size, slot count or offsets are out of range or
+    /// inconsistent.
+    BadGeometry,
+    /// Every reader slot is taken.
+    NoFreeReaderSlot,
+}
+
+impl fmt::Display for StoreAttachError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Misaligned => f.write_str("store region is not 64-byte aligned"),
+            Self::RegionTooSmall { needed, len } => {
+                write!(f, "store region too small: {len} bytes, {needed} needed")
+            }
+            Self::NotReady => f.write_str("store region not initialised yet"),
+            Self::BadMagic { found } => write!(f, "bad store magic {found:#018x}"),
+            Self::VersionMismatch { found } => {
+                write!(f, "store layout version {found} unsupported")
+            }
+            Self::BadGeometry => f.write_str("store header geometry is inconsistent"),
+            Self::NoFreeReaderSlot => f.write_str("no free reader slot in the store"),
+        }
+    }
+}
+
+impl std::error::Error for StoreAttachError {}
+
+impl From<StoreAttachError> for pmix_core::Error {
+    fn from(e: StoreAttachError) -> Self {
+        let status = match e {
+            StoreAttachError::VersionMismatch { .. } => pmix_core::Status::ERR_NOT_SUPPORTED,
+            StoreAttachError::NoFreeReaderSlot => pmix_core::Status::ERR_OUT_OF_RESOURCE,
+            _ => pmix_core::Status::ERR_INIT,
+        };
+        pmix_core::Error::with_context(status, e.to_string())
+    }
+}
+
+/// Why [`StoreReader::pin`] found no table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PinError {
+    /// Nothing has been published yet.
+    NotPublished,
+    /// The publication word changed on every one of many attempts.
+    Contended,
+    /// The publication word names a buffer that does not exist.
+    BadCurrent {
+        /// The word found.
+        word: u64,
+    },
+    /// The published image is malformed.
+    Corrupt(TableError),
+}
+
+impl fmt::Display for PinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotPublished => f.write_str("no job-data table published yet"),
+            Self::Contended => f.write_str("job-data table replaced during every pin attempt"),
+            Self::BadCurrent { word } => write!(f, "bad publication word {word:#x}"),
+            Self::Corrupt(e) => write!(f, "corrupt job-data table: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PinError {}
+
+impl From<PinError> for pmix_core::Error {
+    fn from(e: PinError) -> Self {
+        let status = match e {
+            PinError::NotPublished => pmix_core::Status::ERR_NOT_FOUND,
+            PinError::Contended => pmix_core::Status::ERR_RESOURCE_BUSY,
+            _ => pmix_core::Status::ERROR,
+        };
+        pmix_core::Error::with_context(status, e.to_string())
+    }
+}
+
+/// A claimed reader slot; freed when the last handle sharing it drops.
+pub(crate) struct SlotClaim {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) index: usize,
+}
+
+impl Drop for SlotClaim {
+    fn drop(&mut self) {
+        self.shared.release_slot(self.index);
+    }
+}
+
+/// A lock-free reader of the job-data store. Cloning shares the reader slot
+/// (pins are counts, so clones and threads may read at once).
+#[derive(Clone)]
+pub struct StoreReader {
+    pub(crate) slot: Arc<SlotClaim>,
+}
+
+impl fmt::Debug for StoreReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreReader")
+            .field("slot", &self.slot.index)
+            .field("generation", &self.generation())
+            .finish()
+    }
+}
+
+impl StoreReader {
+    pub(crate) fn from_shared(shared: Arc<Shared>) -> Result<Self, StoreAttachError> {
+        let index = shared
+            .claim_slot(current_pid())
+            .ok_or(StoreAttachError::NoFreeReaderSlot)?;
+        Ok(Self {
+            slot: Arc::new(SlotClaim { shared, index }),
+        })
+    }
+
+    fn shared(&self) -> &Shared {
+        &self.slot.shared
+    }
+
+    /// Attaches to a store another process initialised, validating its
+    /// header, and claims a reader slot (announcing this process id).
+    ///
+    /// # Safety
+    ///
+    /// `base` must be valid for reads and writes of `len` bytes (the reader
+    /// writes only its own slot) for as long as the reader and its clones
+    /// exist (see [`attach_owned`](Self::attach_owned)). The bytes may be
+    /// anything: a garbage header is reported, never trusted.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreAttachError`] when the header is not a complete, valid store
+    /// of this layout version fitting in `len` bytes, or no slot is free.
+    #[cfg(not(loom))]
+    pub unsafe fn attach(base: NonNull<u8>, len: usize) -> Result<Self, StoreAttachError> {
+        // SAFETY: forwarded contract.
+        unsafe { Self::attach_with(base, len, None) }
+    }
+
+    /// [`attach`](Self::attach), holding `owner` (the mapping) alive.
+    ///
+    /// # Safety
+    ///
+    /// As [`attach`](Self::attach), except that the memory only needs to
+    /// live as long as `owner`.
+    ///
+    /// # Errors
+    ///
+    /// As [`attach`](Self::attach).
+    #[cfg(not(loom))]
+    pub unsafe fn attach_owned(
+        base: NonNull<u8>,
+        len: usize,
+        owner: KeepAlive,
+    ) -> Result<Self, StoreAttachError> {
+        // SAFETY: forwarded contract.
+        unsafe { Self::attach_with(base, len, Some(owner)) }
+    }
+
+    #[cfg(not(loom))]
+    unsafe fn attach_with(
+        base: NonNull<u8>,
+        len: usize,
+        owner: Option<KeepAlive>,
+    ) -> Result<Self, StoreAttachError> {
+        if base.as_ptr() as usize % REGION_ALIGN != 0 {
+            return Err(StoreAttachError::Misaligned);
+        }
+        if len < STORE_HEADER_SIZE {
+            return Err(StoreAttachError::RegionTooSmall {
+                needed: STORE_HEADER_SIZE,
+                len,
+            });
+        }
+        let probe = Shared {
+            storage: Storage {
+                base,
+                _owner: owner,
+            },
+            geom: Geometry {
+                buffer_count: 0,
+                buffer_size: 0,
+                reader_slots: 0,
+            },
+        };
+        let h = probe.header();
+        // ORDERING: Acquire — pairs with the Release store of `magic` in
+        // `Shared::write_initial_image`: the geometry below is the writer's.
+        let magic = h.magic.load(Ordering::Acquire);
+        if magic == 0 {
+            return Err(StoreAttachError::NotReady);
+        }
+        if magic != STORE_MAGIC {
+            return Err(StoreAttachError::BadMagic { found: magic });
+        }
+        // ORDERING: Relaxed (geometry) — ordered by the Acquire above.
+        let version = h.layout_version.load(Ordering::Relaxed);
+        if version != STORE_LAYOUT_VERSION {
+            return Err(StoreAttachError::VersionMismatch { found: version });
+        }
+        let buffer_size = h.buffer_size.load(Ordering::Relaxed);
+        let params = StoreParams {
+            buffer_count: h.buffer_count.load(Ordering::Relaxed),
+            buffer_size: usize::try_from(buffer_size).map_err(|_| StoreAttachError::BadGeometry)?,
+            reader_slots: h.reader_slots.load(Ordering::Relaxed),
+        };
+        let geom = Geometry::new(&params).ok_or(StoreAttachError::BadGeometry)?;
+        if geom.buffer_size as u64 != buffer_size
+            || h.slots_offset.load(Ordering::Relaxed) != STORE_HEADER_SIZE as u64
+            || h.buffers_offset.load(Ordering::Relaxed) != geom.buffers_offset() as u64
+        {
+            return Err(StoreAttachError::BadGeometry);
+        }
+        let needed = geom.memory_size();
+        if len < needed {
+            return Err(StoreAttachError::RegionTooSmall { needed, len });
+        }
+        Self::from_shared(Arc::new(Shared {
+            storage: probe.storage,
+            geom,
+        }))
+    }
+
+    /// Generation of the current table (0: nothing published yet).
+    pub fn generation(&self) -> u64 {
+        // ORDERING: Acquire — pairs with the Release store in
+        // `StoreWriter::try_publish`; informational only.
+        self.shared().header().current.load(Ordering::Acquire) >> INDEX_BITS
+    }
+
+    /// Pins the current table: until the returned guard drops, the writer
+    /// will not reuse its buffer, so lookups through it are zero-copy and
+    /// all see one version. Keep it short: a pinned buffer is one the
+    /// writer cannot build the next version in.
+    ///
+    /// # Errors
+    ///
+    /// [`PinError`]: nothing published, a corrupt publication, or a writer
+    /// that replaced the table during every attempt.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pmix_shm::store::{StoreParams, StoreWriter};
+    /// let mut w = StoreWriter::new_heap(&StoreParams { buffer_count: 2, buffer_size: 4096, reader_slots: 1 });
+    /// w.update(|t| { t.insert("job", 0, "a", b"1".to_vec()); t.insert("job", 0, "b", b"2".to_vec()); }).unwrap();
+    /// let r = w.reader().unwrap();
+    /// let t = r.pin().unwrap();
+    /// let both = (t.get("job", 0, "a"), t.get("job", 0, "b"));
+    /// assert_eq!(both, (Some(&b"1"[..]), Some(&b"2"[..])));
+    /// ```
+    pub fn pin(&self) -> Result<PinnedTable<'_>, PinError> {
+        let shared = self.shared();
+        let header = shared.header();
+        let pins = &shared.slot(self.slot.index).pins;
+        for _ in 0..MAX_PIN_ATTEMPTS {
+            // ORDERING: Acquire — pairs with the Release store of `current`
+            // in `StoreWriter::try_publish`: the image of this generation is
+            // visible to our reads of the buffer.
+            let word = header.current.load(Ordering::Acquire);
+            if word == 0 {
+                return Err(PinError::NotPublished);
+            }
+            let b = (word & 0xff) as usize;
+            if b >= shared.geom.buffer_count as usize {
+                return Err(PinError::BadCurrent { word });
+            }
+            // ORDERING: Relaxed — the pin reaches the writer through the
+            // SeqCst fence below, not through this RMW's own ordering.
+            pins[b].fetch_add(1, Ordering::Relaxed);
+            // ORDERING: SeqCst fence — pairs with the SeqCst fence in
+            // `StoreWriter::find_free_buffer`: either the writer's scan
+            // after its fence sees our pin, or our re-load below sees the
+            // `current` it stored before its fence.
+            fence(Ordering::SeqCst);
+            // ORDERING: Relaxed — ordered by the fence; equality with the
+            // Acquire-loaded word means the same store (generations never
+            // repeat).
+            if header.current.load(Ordering::Relaxed) == word {
+                // SAFETY: `b < buffer_count`; our pin on `b` was announced
+                // before `current` was seen again to name `b`, so the writer
+                // does not write `b` until we unpin (PinnedTable::drop ends
+                // the access first).
+                let read = unsafe { shared.buffer_read(b) };
+                let bytes = read.bytes;
+                // From here on, dropping the guard ends the access, then
+                // unpins (also on the error paths below).
+                let mut guard = PinnedTable {
+                    reader: self,
+                    buffer: b,
+                    image: None,
+                    read: Some(read),
+                };
+                let image = TableImage::parse(bytes).map_err(PinError::Corrupt)?;
+                let expected = word >> INDEX_BITS;
+                if image.generation() != expected {
+                    return Err(PinError::Corrupt(TableError::GenerationMismatch {
+                        found: image.generation(),
+                        expected,
+                    }));
+                }
+                guard.image = Some(image);
+                return Ok(guard);
+            }
+            // ORDERING: Release — pairs with the Acquire pin loads in
+            // `find_free_buffer` (nothing was read; kept uniform).
+            pins[b].fetch_sub(1, Ordering::Release);
+        }
+        Err(PinError::Contended)
+    }
+
+    /// Runs `f` on the value of `(nspace, rank, key)` in place (zero-copy),
+    /// with the table pinned for the duration of `f`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pmix_shm::store::{StoreParams, StoreWriter};
+    /// let mut w = StoreWriter::new_heap(&StoreParams { buffer_count: 2, buffer_size: 4096, reader_slots: 1 });
+    /// w.update(|t| { t.insert("job", 1, "pmix.hname", b"node7".to_vec()); }).unwrap();
+    /// let r = w.reader().unwrap();
+    /// assert_eq!(r.with("job", 1, "pmix.hname", |v| v.len()), Some(5));
+    /// assert_eq!(r.with("job", 2, "pmix.hname", |v| v.len()), None);
+    /// ```
+    pub fn with<R>(
+        &self,
+        nspace: &str,
+        rank: u32,
+        key: &str,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Option<R> {
+        let table = self.pin().ok()?;
+        table.get(nspace, rank, key).map(f)
+    }
+
+    /// A copy of the value of `(nspace, rank, key)`; `None` if absent, if
+    /// nothing is published, or if the table is unreadable (see
+    /// [`pin`](Self::pin) for the reasons).
+    pub fn get(&self, nspace: &str, rank: u32, key: &str) -> Option<Vec<u8>> {
+        self.with(nspace, rank, key, <[u8]>::to_vec)
+    }
+
+    /// The keys `rank` of `nspace` has in the current table, in key id
+    /// order.
+    pub fn keys_for(&self, nspace: &str, rank: u32) -> Vec<String> {
+        self.pin().map_or_else(
+            |_| Vec::new(),
+            |t| {
+                t.image()
+                    .keys_for(nspace, rank)
+                    .map(|(k, _)| k.to_owned())
+                    .collect()
+            },
+        )
+    }
+}
+
+/// One pinned table version (see [`StoreReader::pin`]). Lookups borrow from
+/// the guard: the bytes stay valid and unchanged until it drops.
+pub struct PinnedTable<'r> {
+    reader: &'r StoreReader,
+    buffer: usize,
+    image: Option<TableImage<'r>>,
+    /// The buffer access; ended before the pin is released.
+    read: Option<BufferRead<'r>>,
+}
+
+impl fmt::Debug for PinnedTable<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PinnedTable")
+            .field("buffer", &self.buffer)
+            .field("image", &self.image)
+            .finish()
+    }
+}
+
+impl PinnedTable<'_> {
+    /// The pinned image (its borrows end with the guard).
+    pub fn image(&self) -> TableImage<'_> {
+        self.image.expect("set while pinned")
+    }
+
+    /// Generation of the pinned table.
+    pub fn generation(&self) -> u64 {
+        self.image().generation()
+    }
+
+    /// The value of `(nspace, rank, key)`, in place.
+    pub fn get(&self, nspace: &str, rank: u32, key: &str) -> Option<&[u8]> {
+        self.image().get(nspace, rank, key)
+    }
+
+    /// `(key, value)` of every entry of `rank` in `nspace`.
+    pub fn keys_for(&self, nspace: &str, rank: u32) -> impl Iterator<Item = (&str, &[u8])> + '_ {
+        self.image().keys_for(nspace, rank)
+    }
+}
+
+impl Drop for PinnedTable<'_> {
+    fn drop(&mut self) {
+        self.image = None;
+        // End the buffer access before the pin is released (under loom this
+        // ends the tracked read).
+        self.read = None;
+        let shared = self.reader.shared();
+        // ORDERING: Release — pairs with the Acquire pin loads in
+        // `StoreWriter::find_free_buffer`: our reads of the buffer
+        // happen-before the writer reuses it.
+        shared.slot(self.reader.slot.index).pins[self.buffer].fetch_sub(1, Ordering::Release);
+    }
+}

@@ -1,0 +1,549 @@
+//! [`StoreWriter`]: the single writer (the server) of the job-data store.
+
+use std::fmt;
+use std::sync::Arc;
+#[cfg(not(loom))]
+use std::{
+    ptr::NonNull,
+    time::{Duration, Instant},
+};
+
+use super::builder::TableBuilder;
+#[cfg(not(loom))]
+use super::heap::{HeapRegion, KeepAlive, REGION_ALIGN};
+#[cfg(not(loom))]
+use super::reader::current_pid;
+use super::reader::{StoreAttachError, StoreReader};
+#[cfg(not(loom))]
+use super::shared::Storage;
+use super::shared::{Geometry, Shared, StoreParams, INDEX_BITS};
+use crate::sync::{fence, Ordering};
+
+/// How long [`StoreWriter::publish`] waits for a free buffer.
+#[cfg(not(loom))]
+pub const DEFAULT_PUBLISH_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Why [`StoreWriter::init_in`] refused a region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreInitError {
+    /// The parameters are out of range (see [`StoreParams`]).
+    InvalidParams,
+    /// The region does not start on a 64-byte boundary.
+    Misaligned,
+    /// The region is shorter than [`StoreWriter::memory_size`].
+    RegionTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        len: usize,
+    },
+}
+
+impl fmt::Display for StoreInitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidParams => f.write_str("invalid store parameters"),
+            Self::Misaligned => f.write_str("store region is not 64-byte aligned"),
+            Self::RegionTooSmall { needed, len } => {
+                write!(f, "store region too small: {len} bytes, {needed} needed")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StoreInitError {}
+
+impl From<StoreInitError> for pmix_core::Error {
+    fn from(e: StoreInitError) -> Self {
+        let status = match e {
+            StoreInitError::InvalidParams => pmix_core::Status::ERR_BAD_PARAM,
+            _ => pmix_core::Status::ERR_INIT,
+        };
+        pmix_core::Error::with_context(status, e.to_string())
+    }
+}
+
+/// Why a publication failed; the table comes back to the caller.
+pub enum PublishError {
+    /// The table's image is larger than one buffer.
+    StoreFull {
+        /// Bytes the image needs.
+        needed: usize,
+        /// Bytes of one buffer.
+        capacity: usize,
+        /// The table, unpublished.
+        table: Box<TableBuilder>,
+    },
+    /// Every buffer but the current one is still pinned by a reader (one
+    /// that is slow, or that died while reading and was not reaped).
+    BuffersPinned {
+        /// The table, unpublished.
+        table: Box<TableBuilder>,
+    },
+}
+
+impl PublishError {
+    /// The table that was not published.
+    pub fn into_table(self) -> TableBuilder {
+        match self {
+            Self::StoreFull { table, .. } | Self::BuffersPinned { table } => *table,
+        }
+    }
+}
+
+impl fmt::Debug for PublishError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::StoreFull {
+                needed, capacity, ..
+            } => f
+                .debug_struct("StoreFull")
+                .field("needed", needed)
+                .field("capacity", capacity)
+                .finish_non_exhaustive(),
+            Self::BuffersPinned { .. } => f.debug_struct("BuffersPinned").finish_non_exhaustive(),
+        }
+    }
+}
+
+impl fmt::Display for PublishError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::StoreFull {
+                needed, capacity, ..
+            } => write!(
+                f,
+                "job-data table needs {needed} bytes, a buffer holds {capacity}"
+            ),
+            Self::BuffersPinned { .. } => {
+                f.write_str("every spare table buffer is pinned by a reader")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PublishError {}
+
+impl From<PublishError> for pmix_core::Error {
+    fn from(e: PublishError) -> Self {
+        let status = match e {
+            PublishError::StoreFull { .. } => pmix_core::Status::ERR_OUT_OF_RESOURCE,
+            PublishError::BuffersPinned { .. } => pmix_core::Status::ERR_RESOURCE_BUSY,
+        };
+        pmix_core::Error::with_context(status, e.to_string())
+    }
+}
+
+/// The single writer of a job-data store.
+///
+/// Each publication encodes a whole table into a free buffer and then
+/// switches the one `current` word; see the [module docs](super) for the
+/// protocol and the reclamation rule.
+pub struct StoreWriter {
+    pub(crate) shared: Arc<Shared>,
+    /// Last value stored to `current` (the writer is its only writer).
+    current: u64,
+    /// The last published table (for incremental updates).
+    table: TableBuilder,
+    /// Whether `publish_deadline` reaps slots of vanished processes.
+    reap_dead: bool,
+}
+
+impl fmt::Debug for StoreWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreWriter")
+            .field("geometry", &self.shared.geom)
+            .field("generation", &self.generation())
+            .field("entries", &self.table.len())
+            .finish()
+    }
+}
+
+impl StoreWriter {
+    /// Bytes of shared memory a store with `params` needs (a multiple of
+    /// 64); for invalid parameters, the size of the header alone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pmix_shm::store::{StoreParams, StoreWriter};
+    /// let p = StoreParams { buffer_count: 2, buffer_size: 4096, reader_slots: 4 };
+    /// assert_eq!(StoreWriter::memory_size(&p), 128 + 4 * 64 + 2 * 4096);
+    /// ```
+    pub fn memory_size(params: &StoreParams) -> usize {
+        Geometry::new(params).map_or(super::shared::STORE_HEADER_SIZE, |g| g.memory_size())
+    }
+
+    /// Writes the initial image of an empty store into `len` bytes at
+    /// `base` and returns its writer. The magic word is written last.
+    ///
+    /// # Safety
+    ///
+    /// `base` must be valid for reads and writes of `len` bytes for as long
+    /// as the writer and every reader made from it exist (or use
+    /// [`init_in_owned`](Self::init_in_owned)); in this process nothing else
+    /// may access the bytes except through these handles.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreInitError`] for bad parameters, a misaligned base, or a region
+    /// shorter than [`memory_size`](Self::memory_size).
+    #[cfg(not(loom))]
+    pub unsafe fn init_in(
+        base: NonNull<u8>,
+        len: usize,
+        params: &StoreParams,
+    ) -> Result<Self, StoreInitError> {
+        // SAFETY: forwarded contract.
+        unsafe { Self::init_with(base, len, params, None) }
+    }
+
+    /// [`init_in`](Self::init_in), holding `owner` (the mapping) alive for
+    /// as long as any handle exists.
+    ///
+    /// # Safety
+    ///
+    /// As [`init_in`](Self::init_in), except that the memory only needs to
+    /// live as long as `owner`.
+    ///
+    /// # Errors
+    ///
+    /// As [`init_in`](Self::init_in).
+    #[cfg(not(loom))]
+    pub unsafe fn init_in_owned(
+        base: NonNull<u8>,
+        len: usize,
+        params: &StoreParams,
+        owner: KeepAlive,
+    ) -> Result<Self, StoreInitError> {
+        // SAFETY: forwarded contract.
+        unsafe { Self::init_with(base, len, params, Some(owner)) }
+    }
+
+    #[cfg(not(loom))]
+    unsafe fn init_with(
+        base: NonNull<u8>,
+        len: usize,
+        params: &StoreParams,
+        owner: Option<KeepAlive>,
+    ) -> Result<Self, StoreInitError> {
+        let geom = Geometry::new(params).ok_or(StoreInitError::InvalidParams)?;
+        if base.as_ptr() as usize % REGION_ALIGN != 0 {
+            return Err(StoreInitError::Misaligned);
+        }
+        let needed = geom.memory_size();
+        if len < needed {
+            return Err(StoreInitError::RegionTooSmall { needed, len });
+        }
+        let shared = Shared {
+            storage: Storage {
+                base,
+                _owner: owner,
+            },
+            geom,
+        };
+        shared.write_initial_image();
+        Ok(Self {
+            shared: Arc::new(shared),
+            current: 0,
+            table: TableBuilder::new(),
+            reap_dead: true,
+        })
+    }
+
+    /// A store in memory owned by its handles (tests, one process; the only
+    /// constructor under `cfg(loom)`).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `params` are out of range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pmix_shm::store::{StoreParams, StoreWriter};
+    /// let mut w = StoreWriter::new_heap(&StoreParams { buffer_count: 2, buffer_size: 4096, reader_slots: 2 });
+    /// let r = w.reader().unwrap();
+    /// w.update(|t| { t.insert("job", 0, "pmix.local.size", vec![4]); }).unwrap();
+    /// assert_eq!(r.get("job", 0, "pmix.local.size"), Some(vec![4]));
+    /// assert_eq!(r.generation(), 1);
+    /// ```
+    pub fn new_heap(params: &StoreParams) -> Self {
+        let geom = Geometry::new(params).expect("invalid store parameters");
+        #[cfg(not(loom))]
+        {
+            let region = Arc::new(HeapRegion::zeroed(geom.memory_size()));
+            let (base, len) = (region.base(), region.len());
+            // SAFETY: the region is valid for `len` bytes, 64-aligned, used
+            // by nothing else, and kept alive by the handles.
+            unsafe { Self::init_in_owned(base, len, params, region) }
+                .expect("heap region fits its own parameters")
+        }
+        #[cfg(loom)]
+        {
+            Self {
+                shared: Arc::new(Shared::new_loom(geom)),
+                current: 0,
+                table: TableBuilder::new(),
+                reap_dead: true,
+            }
+        }
+    }
+
+    /// A reader of this store in this process (claims a reader slot).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreAttachError::NoFreeReaderSlot`] if every slot is taken.
+    pub fn reader(&self) -> Result<StoreReader, StoreAttachError> {
+        StoreReader::from_shared(Arc::clone(&self.shared))
+    }
+
+    /// Generation of the last publication (0 before the first).
+    pub fn generation(&self) -> u64 {
+        self.current >> INDEX_BITS
+    }
+
+    /// The last published table.
+    pub fn table(&self) -> &TableBuilder {
+        &self.table
+    }
+
+    /// A copy of the last published table, to change and publish (an
+    /// incremental update is "copy current + changes").
+    pub fn builder(&self) -> TableBuilder {
+        self.table.clone()
+    }
+
+    /// Bytes of one table buffer: the largest image that can be published.
+    pub fn buffer_size(&self) -> usize {
+        self.shared.geom.buffer_size
+    }
+
+    /// Publishes `table` if a buffer is free now; returns the new
+    /// generation. Never waits.
+    ///
+    /// # Errors
+    ///
+    /// [`PublishError::StoreFull`] if the image exceeds a buffer;
+    /// [`PublishError::BuffersPinned`] if every spare buffer is pinned.
+    pub fn try_publish(&mut self, table: TableBuilder) -> Result<u64, PublishError> {
+        let capacity = self.shared.geom.buffer_size;
+        let needed = table.encoded_len();
+        if needed > capacity {
+            return Err(PublishError::StoreFull {
+                needed,
+                capacity,
+                table: Box::new(table),
+            });
+        }
+        let Some(b) = self.find_free_buffer() else {
+            return Err(PublishError::BuffersPinned {
+                table: Box::new(table),
+            });
+        };
+        let generation = self.generation() + 1;
+        {
+            // SAFETY: we are the only writer; `find_free_buffer` found `b`
+            // unpinned, not current, after our last store of `current`;
+            // the access ends (end of block) before `current` names `b`.
+            let buffer = unsafe { self.shared.buffer_write(b) };
+            if let Err(full) = table.encode_into(generation, buffer.bytes) {
+                return Err(PublishError::StoreFull {
+                    needed: full.needed,
+                    capacity,
+                    table: Box::new(table),
+                });
+            }
+        }
+        let word = generation << INDEX_BITS | b as u64;
+        // ORDERING: Release — pairs with the Acquire load of `current` in
+        // `StoreReader::pin`: the image written above is visible to a reader
+        // that sees this word.
+        self.shared.header().current.store(word, Ordering::Release);
+        self.current = word;
+        self.table = table;
+        Ok(generation)
+    }
+
+    /// Publishes `table`, waiting until `deadline` for a free buffer. While
+    /// waiting it reaps reader slots whose process is gone.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_publish`](Self::try_publish), `BuffersPinned` once the
+    /// deadline has passed.
+    #[cfg(not(loom))]
+    pub fn publish_deadline(
+        &mut self,
+        mut table: TableBuilder,
+        deadline: Instant,
+    ) -> Result<u64, PublishError> {
+        let mut round = 0u32;
+        loop {
+            match self.try_publish(table) {
+                Err(PublishError::BuffersPinned { table: t }) => table = *t,
+                done => return done,
+            }
+            let expired = Instant::now() >= deadline;
+            if self.reap_dead && (round == 0 || expired) {
+                // A dead reader pins forever: look for one first, and once
+                // more before giving up.
+                if self.reap_dead_readers() > 0 {
+                    round += 1;
+                    continue;
+                }
+            }
+            if expired {
+                return Err(PublishError::BuffersPinned {
+                    table: Box::new(table),
+                });
+            }
+            match round {
+                0..=63 => std::hint::spin_loop(),
+                64..=127 => std::thread::yield_now(),
+                _ => std::thread::sleep(Duration::from_micros(50)),
+            }
+            round += 1;
+        }
+    }
+
+    /// [`publish_deadline`](Self::publish_deadline) with a timeout.
+    ///
+    /// # Errors
+    ///
+    /// As [`publish_deadline`](Self::publish_deadline).
+    #[cfg(not(loom))]
+    pub fn publish_timeout(
+        &mut self,
+        table: TableBuilder,
+        timeout: Duration,
+    ) -> Result<u64, PublishError> {
+        self.publish_deadline(table, Instant::now() + timeout)
+    }
+
+    /// [`publish_timeout`](Self::publish_timeout) with
+    /// [`DEFAULT_PUBLISH_TIMEOUT`].
+    ///
+    /// # Errors
+    ///
+    /// As [`publish_deadline`](Self::publish_deadline).
+    #[cfg(not(loom))]
+    pub fn publish(&mut self, table: TableBuilder) -> Result<u64, PublishError> {
+        self.publish_timeout(table, DEFAULT_PUBLISH_TIMEOUT)
+    }
+
+    /// Copies the current table, applies `change`, and publishes it (with
+    /// [`publish`](Self::publish); [`try_publish`](Self::try_publish) under
+    /// loom).
+    ///
+    /// # Errors
+    ///
+    /// As [`publish`](Self::publish).
+    pub fn update(&mut self, change: impl FnOnce(&mut TableBuilder)) -> Result<u64, PublishError> {
+        let mut table = self.builder();
+        change(&mut table);
+        #[cfg(not(loom))]
+        {
+            self.publish(table)
+        }
+        #[cfg(loom)]
+        {
+            self.try_publish(table)
+        }
+    }
+
+    /// A buffer that is neither current nor pinned by any reader slot, if
+    /// any; round-robin from the one after the current.
+    fn find_free_buffer(&self) -> Option<usize> {
+        // ORDERING: SeqCst fence — pairs with the SeqCst fence in
+        // `StoreReader::pin` (between its pin increment and its re-load of
+        // `current`). Our last store of `current` precedes this fence: if
+        // the reader's fence comes first in the SC order, our loads below
+        // see its pin; otherwise its re-load sees our newer `current` and it
+        // backs off without reading the buffer.
+        fence(Ordering::SeqCst);
+        let n = self.shared.geom.buffer_count as usize;
+        let current = (self.current != 0).then_some((self.current & 0xff) as usize);
+        let start = current.map_or(0, |c| c + 1);
+        (0..n)
+            .map(|step| (start + step) % n)
+            .filter(|b| Some(*b) != current)
+            .find(|&b| {
+                self.shared.slots().all(|slot| {
+                    // ORDERING: Acquire — pairs with the Release decrement in
+                    // `PinnedTable::drop`: the reader's reads of buffer `b`
+                    // happen-before our writes to it.
+                    slot.pins[b].load(Ordering::Acquire) == 0
+                })
+            })
+    }
+
+    /// Whether [`publish_deadline`](Self::publish_deadline) may reap the
+    /// slots of vanished processes (default: yes). Turn it off when readers
+    /// may live in another pid namespace than the writer: their announced
+    /// pids then mean nothing here, and reaping a live reader would let the
+    /// writer rewrite a buffer under it.
+    pub fn set_reap_dead_readers(&mut self, on: bool) {
+        self.reap_dead = on;
+    }
+
+    /// Frees the reader slots of processes that no longer exist
+    /// (`kill(pid, 0)` fails with `ESRCH`), so their pins stop blocking
+    /// buffer reuse; returns how many. Slots of this process are never
+    /// reaped. [`publish_deadline`](Self::publish_deadline) calls this.
+    ///
+    /// Readers announce `getpid()`; this assumes they share the writer's
+    /// pid namespace (as clients forked by the server do; see
+    /// [`set_reap_dead_readers`](Self::set_reap_dead_readers) otherwise).
+    #[cfg(not(loom))]
+    pub fn reap_dead_readers(&mut self) -> usize {
+        let me = current_pid();
+        let mut reaped = 0;
+        for i in 0..self.shared.geom.reader_slots as usize {
+            // ORDERING: Relaxed — only the pid is needed; the slot is
+            // reaped with a CAS on this value.
+            let owner = self.shared.slot(i).owner.load(Ordering::Relaxed);
+            if owner != 0
+                && owner != me
+                && process_is_gone(owner)
+                && self.shared.reap_slot(i, owner)
+            {
+                reaped += 1;
+            }
+        }
+        reaped
+    }
+
+    /// Frees every reader slot owned by process `pid` (the server learned
+    /// that the client exited, e.g. its socket closed); returns how many.
+    ///
+    /// # Safety
+    ///
+    /// No handle of process `pid` may use the store any more (if `pid` is
+    /// this process: no reader of this store may be alive); otherwise a
+    /// reader could read a buffer while it is rewritten.
+    pub unsafe fn reap_reader(&mut self, pid: u32) -> usize {
+        (0..self.shared.geom.reader_slots as usize)
+            .filter(|&i| {
+                // ORDERING: Relaxed — as in `reap_dead_readers`.
+                pid != 0
+                    && self.shared.slot(i).owner.load(Ordering::Relaxed) == pid
+                    && self.shared.reap_slot(i, pid)
+            })
+            .count()
+    }
+}
+
+/// Whether no process `pid` exists. Garbage pids (above `i32::MAX`) count
+/// as gone: no process has them.
+#[cfg(not(loom))]
+fn process_is_gone(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return true;
+    };
+    // SAFETY: `kill` with signal 0 sends nothing; it only checks whether the
+    // process exists (pid > 0 here: never a process group).
+    let r = unsafe { libc::kill(pid, 0) };
+    r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
