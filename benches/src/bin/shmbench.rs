@@ -229,15 +229,30 @@ fn run_all(quick: bool) -> Result<(), String> {
         ncpu >= 2 && which("taskset")
     );
     // Interleave the rows run by run, as LIMITS.md does.
-    let lat_rows: [(&str, &str, u64, u64); 4] = [
-        ("line", "raw cache-line ping-pong (spin)", 400, 1000),
-        ("futex", "raw futex ping-pong (always sleeps)", 60, 20),
-        ("ring-spin", "ring, 64 B, spin", 400, 500),
+    // (test, label, batches, round trips per batch, payload bytes)
+    let lat_rows: [(&str, &str, u64, u64, u64); 5] = [
+        ("line", "raw cache-line ping-pong (spin)", 400, 1000, 0),
+        ("futex", "raw futex ping-pong (always sleeps)", 60, 20, 0),
+        (
+            "ring-spin",
+            "ring, 64 B payload (2 cells), spin",
+            400,
+            500,
+            64,
+        ),
+        (
+            "ring-spin",
+            "ring, 48 B payload (one 64 B cell), spin",
+            400,
+            500,
+            48,
+        ),
         (
             "ring-doorbell",
-            "ring, 64 B, doorbell (sleeping consumer)",
+            "ring, 64 B payload, doorbell (sleeping consumer)",
             60,
             20,
+            64,
         ),
     ];
     let mut lat: Vec<Vec<f64>> = vec![Vec::new(); lat_rows.len()];
@@ -245,8 +260,8 @@ fn run_all(quick: bool) -> Result<(), String> {
     let mut tp: Vec<Vec<f64>> = vec![Vec::new(); tp_rows.len()];
     let mut lost_total = 0;
     for _ in 0..runs {
-        for (i, (t, _, b, p)) in lat_rows.iter().enumerate() {
-            lat[i].push(latency_once(t, (b / scale).max(5), *p, 64)?);
+        for (i, (t, _, b, p, size)) in lat_rows.iter().enumerate() {
+            lat[i].push(latency_once(t, (b / scale).max(5), *p, *size)?);
         }
         for (i, (n, sz)) in tp_rows.iter().enumerate() {
             let (rate, lost) = tp_once(*n, *sz, 4_000_000 / scale / n)?;
@@ -259,14 +274,14 @@ fn run_all(quick: bool) -> Result<(), String> {
     println!();
     println!("| one-way latency | median ns | run medians | ratio |");
     println!("|---|---:|---:|---|");
-    for (i, (_, name, _, _)) in lat_rows.iter().enumerate() {
+    for (i, (test, name, _, _, _)) in lat_rows.iter().enumerate() {
         let m = median(lat[i].clone());
         let (lo, hi) = lat[i]
             .iter()
             .fold((f64::MAX, 0f64), |(a, b), &x| (a.min(x), b.max(x)));
-        let ratio = match i {
-            2 => format!("{:.2} × line", m / line),
-            3 => format!("{:.2} × futex", m / futex),
+        let ratio = match *test {
+            "ring-spin" => format!("{:.2} × line", m / line),
+            "ring-doorbell" => format!("{:.2} × futex", m / futex),
             _ => "limit".into(),
         };
         println!("| {name} | {m:.0} | {lo:.0}–{hi:.0} | {ratio} |");
