@@ -73,7 +73,7 @@ use std::sync::Arc;
 use std::ptr::NonNull;
 
 #[cfg(not(loom))]
-use crate::store::heap::{HeapRegion, REGION_ALIGN};
+use crate::heap::{HeapRegion, REGION_ALIGN};
 #[cfg(not(loom))]
 use crate::store::KeepAlive;
 use crate::sync::{fence, AtomicU32, AtomicU64, Ordering};

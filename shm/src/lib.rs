@@ -13,6 +13,8 @@
 pub mod broadcast;
 pub mod doorbell;
 pub mod error;
+#[cfg(not(loom))]
+pub(crate) mod heap;
 pub mod layout;
 #[cfg(not(loom))]
 pub mod probe;

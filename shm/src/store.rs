@@ -89,8 +89,6 @@
 
 mod builder;
 pub mod format;
-#[cfg(not(loom))]
-pub(crate) mod heap;
 mod reader;
 mod shared;
 mod writer;
@@ -98,7 +96,7 @@ mod writer;
 pub use builder::{DuplicateName, StoreFull, TableBuilder};
 pub use format::{decode_table, EntryRef, TableError, TableImage};
 #[cfg(not(loom))]
-pub use heap::KeepAlive;
+pub use crate::heap::KeepAlive;
 pub use reader::{PinError, PinnedTable, StoreAttachError, StoreReader};
 pub use shared::{
     StoreParams, MAX_BUFFERS, MAX_BUFFER_SIZE, MAX_READER_SLOTS, MIN_BUFFERS, READER_SLOT_SIZE,

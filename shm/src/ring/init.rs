@@ -19,30 +19,9 @@ use crate::sync::Ordering;
 #[cfg(loom)]
 use super::inner::LoomCell;
 use super::inner::RingInner;
+#[cfg(not(loom))]
+use crate::heap::HeapRegion;
 use super::{Ring, RingParams};
-
-/// Owns zeroed, 128-aligned heap memory for `Ring::new_heap`.
-#[cfg(not(loom))]
-struct HeapMem {
-    ptr: NonNull<u8>,
-    layout: std::alloc::Layout,
-}
-
-// SAFETY: plain memory; every access goes through the ring protocol.
-#[cfg(not(loom))]
-unsafe impl Send for HeapMem {}
-// SAFETY: as above.
-#[cfg(not(loom))]
-unsafe impl Sync for HeapMem {}
-
-#[cfg(not(loom))]
-impl Drop for HeapMem {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new_heap` with this layout; the last handle
-        // is gone (this is the owner they kept alive).
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
 
 impl Ring {
     /// Bytes a ring with `params` takes in memory (a multiple of 128).
@@ -224,14 +203,9 @@ impl Ring {
         #[cfg(not(loom))]
         {
             let size = Self::memory_size(params);
-            let layout = std::alloc::Layout::from_size_align(size, crate::layout::HOT_LINE)
-                .expect("ring size fits a Layout");
-            // SAFETY: the layout has a non-zero size.
-            let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-            let Some(ptr) = NonNull::new(ptr) else {
-                std::alloc::handle_alloc_error(layout)
-            };
-            let owner: Arc<dyn Any + Send + Sync> = Arc::new(HeapMem { ptr, layout });
+            let mem = HeapRegion::zeroed_aligned(size, crate::layout::HOT_LINE);
+            let ptr = mem.base();
+            let owner: Arc<dyn Any + Send + Sync> = Arc::new(mem);
             // SAFETY: fresh, exclusive, aligned memory of the right size,
             // kept alive by `owner`, which the ring holds.
             let ring = unsafe { Self::init_in(ptr, size, params) }

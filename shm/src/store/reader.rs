@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::format::{TableError, TableImage};
 #[cfg(not(loom))]
-use super::heap::{KeepAlive, REGION_ALIGN};
+use crate::heap::{KeepAlive, REGION_ALIGN};
 use super::shared::{BufferRead, Shared, INDEX_BITS};
 #[cfg(not(loom))]
 use super::shared::{Geometry, StoreParams};

@@ -5,7 +5,7 @@
 use std::ptr::NonNull;
 
 #[cfg(not(loom))]
-use super::heap::KeepAlive;
+use crate::heap::KeepAlive;
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
 #[cfg(loom)]
 use crate::sync::{ConstPtr, MutPtr, UnsafeCell};

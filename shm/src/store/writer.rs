@@ -10,7 +10,7 @@ use std::{
 
 use super::builder::TableBuilder;
 #[cfg(not(loom))]
-use super::heap::{HeapRegion, KeepAlive, REGION_ALIGN};
+use crate::heap::{HeapRegion, KeepAlive, REGION_ALIGN};
 #[cfg(not(loom))]
 use super::reader::current_pid;
 use super::reader::{StoreAttachError, StoreReader};

@@ -1,5 +1,6 @@
-//! Owned, 64-byte aligned, zeroed memory for the `new_heap` constructors of
-//! the broadcast ring and the job-data store (tests and single-process use).
+//! Owned, aligned, zeroed memory for the `new_heap` constructors of the
+//! MPSC ring, the broadcast ring and the job-data store (tests, benches and
+//! single-process use), and the keep-alive type every handle holds.
 //!
 //! Under `cfg(loom)` the structures are built from loom atomics instead, so
 //! this module only exists outside loom.
@@ -17,7 +18,7 @@ pub type KeepAlive = Arc<dyn Any + Send + Sync>;
 /// Alignment of every region: one cache line.
 pub(crate) const REGION_ALIGN: usize = 64;
 
-/// A zeroed heap allocation aligned to [`REGION_ALIGN`].
+/// A zeroed heap allocation aligned to at least [`REGION_ALIGN`].
 #[derive(Debug)]
 pub(crate) struct HeapRegion {
     ptr: NonNull<u8>,
@@ -32,16 +33,29 @@ unsafe impl Send for HeapRegion {}
 unsafe impl Sync for HeapRegion {}
 
 impl HeapRegion {
-    /// Allocates `len` zeroed bytes (at least one cache line).
+    /// Allocates `len` zeroed bytes (at least one cache line) aligned to
+    /// [`REGION_ALIGN`].
     ///
     /// # Panics
     ///
-    /// Panics if `len` rounded up to the alignment overflows `isize`; aborts
-    /// (through [`alloc::handle_alloc_error`]) if the allocation fails.
+    /// As [`zeroed_aligned`](Self::zeroed_aligned).
     pub(crate) fn zeroed(len: usize) -> Self {
-        let len = len.max(REGION_ALIGN);
-        let layout =
-            Layout::from_size_align(len, REGION_ALIGN).expect("region size overflows isize");
+        Self::zeroed_aligned(len, REGION_ALIGN)
+    }
+
+    /// Allocates `len` zeroed bytes (at least `align`) aligned to `align`,
+    /// a power of two of at least [`REGION_ALIGN`].
+    ///
+    /// # Panics
+    ///
+    /// Panics if `align` is not a power of two or `len` rounded up to it
+    /// overflows `isize` (sizes come from this crate's own geometry, never
+    /// from another process); aborts (through [`alloc::handle_alloc_error`])
+    /// if the allocation fails.
+    pub(crate) fn zeroed_aligned(len: usize, align: usize) -> Self {
+        let align = align.max(REGION_ALIGN);
+        let len = len.max(align);
+        let layout = Layout::from_size_align(len, align).expect("region size overflows isize");
         // SAFETY: `layout` has a non-zero size (at least REGION_ALIGN bytes).
         let raw = unsafe { alloc::alloc_zeroed(layout) };
         let Some(ptr) = NonNull::new(raw) else {
