@@ -93,10 +93,10 @@ mod reader;
 mod shared;
 mod writer;
 
-pub use builder::{DuplicateName, StoreFull, TableBuilder};
-pub use format::{decode_table, EntryRef, TableError, TableImage};
 #[cfg(not(loom))]
 pub use crate::heap::KeepAlive;
+pub use builder::{DuplicateName, StoreFull, TableBuilder};
+pub use format::{decode_table, EntryRef, TableError, TableImage};
 pub use reader::{PinError, PinnedTable, StoreAttachError, StoreReader};
 pub use shared::{
     StoreParams, MAX_BUFFERS, MAX_BUFFER_SIZE, MAX_READER_SLOTS, MIN_BUFFERS, READER_SLOT_SIZE,

@@ -2,7 +2,9 @@
 //! plus corruption injected at the byte offsets of docs/SHM-LAYOUT-STORE.md.
 #![cfg(not(loom))]
 
-use std::alloc::{self, Layout};
+mod common;
+use common::Region;
+
 use std::ptr::NonNull;
 use std::sync::Arc;
 use std::thread;
@@ -12,7 +14,7 @@ use pmix_shm::broadcast::{
     BroadcastAttachError, BroadcastInitError, BroadcastParams, BroadcastReader, BroadcastWriter,
     Event, PayloadTooLarge, ReadError, Snapshot, BROADCAST_MAGIC,
 };
-use pmix_shm::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use pmix_shm::sync::{AtomicBool, Ordering};
 
 /// Offsets from the layout document.
 const HEAD: usize = 64;
@@ -20,50 +22,6 @@ const CELLS: usize = 128;
 const CELL_SEQ: usize = 0;
 const CELL_LEN: usize = 8;
 const CELL_PAYLOAD: usize = 16;
-
-/// A 64-byte aligned, zeroed region standing in for a segment region.
-struct Region {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-// SAFETY: plain memory; the tests only touch it through atomics and handles.
-unsafe impl Send for Region {}
-// SAFETY: as above.
-unsafe impl Sync for Region {}
-
-impl Region {
-    fn new(len: usize) -> Arc<Self> {
-        let layout = Layout::from_size_align(len, 64).unwrap();
-        // SAFETY: non-zero size.
-        let ptr = NonNull::new(unsafe { alloc::alloc_zeroed(layout) }).unwrap();
-        Arc::new(Self { ptr, layout })
-    }
-
-    fn len(&self) -> usize {
-        self.layout.size()
-    }
-
-    fn u64_at(&self, offset: usize) -> &AtomicU64 {
-        assert!(offset + 8 <= self.len() && offset % 8 == 0);
-        // SAFETY: in bounds and aligned (checked above); zeroed memory is a
-        // valid atomic, and all accesses to it are atomic.
-        unsafe { &*self.ptr.as_ptr().add(offset).cast::<AtomicU64>() }
-    }
-
-    fn u32_at(&self, offset: usize) -> &AtomicU32 {
-        assert!(offset + 4 <= self.len() && offset % 4 == 0);
-        // SAFETY: as in `u64_at`.
-        unsafe { &*self.ptr.as_ptr().add(offset).cast::<AtomicU32>() }
-    }
-}
-
-impl Drop for Region {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
 
 fn params(cell_count: u32, payload_size: u32) -> BroadcastParams {
     BroadcastParams {

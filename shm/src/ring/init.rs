@@ -19,9 +19,9 @@ use crate::sync::Ordering;
 #[cfg(loom)]
 use super::inner::LoomCell;
 use super::inner::RingInner;
+use super::{Ring, RingParams};
 #[cfg(not(loom))]
 use crate::heap::HeapRegion;
-use super::{Ring, RingParams};
 
 impl Ring {
     /// Bytes a ring with `params` takes in memory (a multiple of 128).

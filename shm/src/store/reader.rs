@@ -7,13 +7,13 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use super::format::{TableError, TableImage};
-#[cfg(not(loom))]
-use crate::heap::{KeepAlive, REGION_ALIGN};
 use super::shared::{BufferRead, Shared, INDEX_BITS};
 #[cfg(not(loom))]
 use super::shared::{Geometry, StoreParams};
 #[cfg(not(loom))]
 use super::shared::{Storage, STORE_HEADER_SIZE, STORE_LAYOUT_VERSION, STORE_MAGIC};
+#[cfg(not(loom))]
+use crate::heap::{KeepAlive, REGION_ALIGN};
 use crate::sync::{fence, Ordering};
 
 /// Most attempts [`StoreReader::pin`] makes before reporting contention

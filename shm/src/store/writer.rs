@@ -10,13 +10,13 @@ use std::{
 
 use super::builder::TableBuilder;
 #[cfg(not(loom))]
-use crate::heap::{HeapRegion, KeepAlive, REGION_ALIGN};
-#[cfg(not(loom))]
 use super::reader::current_pid;
 use super::reader::{StoreAttachError, StoreReader};
 #[cfg(not(loom))]
 use super::shared::Storage;
 use super::shared::{Geometry, Shared, StoreParams, INDEX_BITS};
+#[cfg(not(loom))]
+use crate::heap::{HeapRegion, KeepAlive, REGION_ALIGN};
 use crate::sync::{fence, Ordering};
 
 /// How long [`StoreWriter::publish`] waits for a free buffer.
