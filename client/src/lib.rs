@@ -1,8 +1,453 @@
 //! # pmix-client
 //!
-//! The PMIx client and tool API. It will hold `init`/`finalize`,
-//! `get`/`put`/`commit`/`fence`, event handler registration and notification,
-//! connect, groups, publish/lookup, spawn, query and abort, and the progress
-//! thread that drains the client's inbound ring and runs handler chains.
+//! The PMIx client API for processes launched by a pmix-rs server.
 //!
-//! Nothing is implemented yet: see the wire-up and events issues.
+//! - [`Client::init`] reads the environment the server's `setup_fork` made
+//!   (`PMIX_NAMESPACE`, `PMIX_RANK`, the socket path), performs the
+//!   handshake, and maps the shared segment passed over the socket. It is
+//!   reference counted: every `init` needs one [`Client::finalize`], and
+//!   only the last one disconnects.
+//! - [`Client::get`] of job data and of local peers' committed data reads
+//!   the shared stores: no syscall, no lock, no thread hop.
+//! - [`Client::put`] + [`Client::commit`] write this process's card into its
+//!   own shared modex store; [`Client::fence`] among the procs of a fully
+//!   local namespace is a shared-memory barrier; other fences and remote
+//!   data go through the server.
+
+mod conn;
+mod data;
+mod fence;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use pmix_core::proto::{self, caps, Hello, Request};
+use pmix_core::{attrs, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
+use pmix_shm::barrier::BarrierTable;
+use pmix_shm::layout::RegionKind;
+use pmix_shm::segment::Segment;
+use pmix_shm::store::{StoreReader, StoreWriter};
+
+/// How a client connects (normally from the environment, see
+/// [`ClientConfig::from_env`]).
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// Who this process is.
+    pub proc: Proc,
+    /// The server's socket.
+    pub socket: PathBuf,
+    /// Oldest protocol version to speak.
+    pub min_version: u16,
+    /// Newest protocol version to speak.
+    pub max_version: u16,
+    /// Capabilities to announce.
+    pub caps: u64,
+    /// How long the handshake may take.
+    pub connect_timeout: Duration,
+}
+
+fn env_var(name: &str) -> Result<String> {
+    std::env::var(name).map_err(|_| {
+        Error::with_context(
+            Status::ERR_NOT_SUPPORTED,
+            format!(
+                "{name} is not set: this process was not started by a pmix-rs server \
+                 (singleton mode is not supported)"
+            ),
+        )
+    })
+}
+
+impl ClientConfig {
+    /// From the variables `setup_fork` sets. `PMIXRS_PROTOCOL_MAX` and
+    /// `PMIXRS_CAPS` (hex or decimal) make the client announce an older
+    /// protocol (for compatibility tests).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_SUPPORTED` when the variables are missing (no
+    /// singleton mode), `PMIX_ERR_BAD_PARAM` for malformed values.
+    pub fn from_env() -> Result<Self> {
+        let bad = |what: &str| Error::with_context(Status::ERR_BAD_PARAM, what.to_owned());
+        let nspace = env_var(proto::env::NAMESPACE)?;
+        let rank: u32 = env_var(proto::env::RANK)?
+            .parse()
+            .map_err(|_| bad("PMIX_RANK is not a number"))?;
+        let socket = PathBuf::from(env_var(proto::env::SERVER_SOCKET)?);
+        let mut cfg = ClientConfig::new(Proc::new(nspace, Rank(rank))?, socket);
+        if let Ok(v) = std::env::var(proto::env::PROTOCOL_MAX) {
+            cfg.max_version = v.parse().map_err(|_| bad("bad PMIXRS_PROTOCOL_MAX"))?;
+            cfg.min_version = cfg.min_version.min(cfg.max_version);
+        }
+        if let Ok(v) = std::env::var(proto::env::CAPS) {
+            let parsed = match v.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16),
+                None => v.parse(),
+            };
+            cfg.caps = parsed.map_err(|_| bad("bad PMIXRS_CAPS"))?;
+        }
+        Ok(cfg)
+    }
+
+    /// Defaults for `proc` talking to the server at `socket`.
+    pub fn new(proc: Proc, socket: PathBuf) -> Self {
+        ClientConfig {
+            proc,
+            socket,
+            min_version: proto::MIN_PROTOCOL_VERSION,
+            max_version: proto::PROTOCOL_VERSION,
+            caps: caps::ALL,
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A put not yet committed, or committed.
+#[derive(Clone, Debug)]
+pub(crate) struct PutEntry {
+    pub(crate) key: String,
+    pub(crate) scope: pmix_core::Scope,
+    pub(crate) value: Value,
+}
+
+pub(crate) struct Inner {
+    pub(crate) me: Proc,
+    pub(crate) server: Proc,
+    pub(crate) caps: u64,
+    pub(crate) conn: conn::Conn,
+    pub(crate) segment: Segment,
+    pub(crate) job: StoreReader,
+    pub(crate) barriers: BarrierTable,
+    /// This process's modex store (with `SHM_MODEX`).
+    pub(crate) modex: Mutex<Option<StoreWriter>>,
+    /// Readers of local peers' modex stores, by slot.
+    pub(crate) peers: Vec<OnceLock<StoreReader>>,
+    /// Every put so far (the card `commit` publishes).
+    pub(crate) puts: Mutex<Vec<PutEntry>>,
+    /// Values stored with `store_internal` (this process only).
+    pub(crate) internal: Mutex<Vec<(Proc, String, Value)>>,
+    pub(crate) finalized: Mutex<bool>,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("proc", &self.me)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A connected PMIx client. Cheap to clone; every clone is the same client.
+#[derive(Clone, Debug)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+/// The process-wide client of [`Client::init`] and its reference count.
+static GLOBAL: Mutex<Option<(Client, usize)>> = Mutex::new(None);
+
+/// The value of `key` in `info` as a deadline from now, if given.
+pub(crate) fn deadline_from(info: &[Info]) -> Result<Option<Instant>> {
+    match pmix_core::info::find(info, attrs::TIMEOUT) {
+        None => Ok(None),
+        Some(i) => {
+            let secs = i.value.to_i64().map_err(|_| {
+                Error::with_context(Status::ERR_BAD_PARAM, "PMIX_TIMEOUT must be an integer")
+            })?;
+            Ok((secs > 0).then(|| Instant::now() + Duration::from_secs(secs.unsigned_abs())))
+        }
+    }
+}
+
+pub(crate) fn flag(info: &[Info], key: &str) -> bool {
+    pmix_core::info::find(info, key).is_some_and(|i| i.value.is_true().unwrap_or(true))
+}
+
+impl Client {
+    /// Initialises the process-wide client from the environment, or takes
+    /// one more reference to it.
+    ///
+    /// # Errors
+    /// See [`Client::connect`]; `PMIX_ERR_NOT_SUPPORTED` without a server
+    /// environment.
+    pub fn init(info: &[Info]) -> Result<Client> {
+        let _ = info;
+        let mut g = GLOBAL.lock();
+        if let Some((c, n)) = g.as_mut() {
+            *n += 1;
+            return Ok(c.clone());
+        }
+        let c = Client::connect(&ClientConfig::from_env()?)?;
+        *g = Some((c.clone(), 1));
+        Ok(c)
+    }
+
+    /// The process-wide client, if [`Client::init`]ialised.
+    pub fn global() -> Option<Client> {
+        GLOBAL.lock().as_ref().map(|(c, _)| c.clone())
+    }
+
+    /// How many `init` calls are not yet matched by `finalize`.
+    pub fn init_count() -> usize {
+        GLOBAL.lock().as_ref().map_or(0, |(_, n)| *n)
+    }
+
+    /// Connects a client outside the process-wide one (tests, tools).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_UNREACH` when the socket cannot be reached, the server's
+    /// refusal status (e.g. `PMIX_ERR_INVALID_CRED`, `PMIX_ERR_NOT_FOUND`
+    /// for an unregistered proc), `PMIX_ERR_NOT_SUPPORTED` for a segment of
+    /// another layout version, `PMIX_ERR_TIMEOUT` for a silent server.
+    pub fn connect(cfg: &ClientConfig) -> Result<Client> {
+        let hello = Hello {
+            min_version: cfg.min_version,
+            max_version: cfg.max_version,
+            caps: cfg.caps,
+            proc: cfg.proc.clone(),
+            pid: std::process::id(),
+        };
+        let hs = conn::connect(&cfg.socket, &hello, cfg.connect_timeout)?;
+        let w = hs.welcome;
+        let fail = |e: Error| {
+            hs.conn.close();
+            e
+        };
+        let segment = match Segment::open(hs.segment_fd) {
+            Ok(s) => s,
+            Err(e) => {
+                let e = Error::from(e);
+                return Err(fail(Error::with_context(
+                    e.status(),
+                    format!("cannot use the server's shared segment: {e}"),
+                )));
+            }
+        };
+        let opened = (|| -> Result<_> {
+            let job = segment
+                .store_reader(RegionKind::JOB_STORE, 0)
+                .map_err(Error::from)?;
+            let barriers = segment
+                .barriers(RegionKind::BARRIERS, 0)
+                .map_err(Error::from)?;
+            let modex = if w.caps & caps::SHM_MODEX != 0 {
+                Some(
+                    segment
+                        .store_writer(RegionKind::MODEX, w.client_slot)
+                        .map_err(Error::from)?,
+                )
+            } else {
+                None
+            };
+            Ok((job, barriers, modex))
+        })();
+        let (job, barriers, modex) = match opened {
+            Ok(x) => x,
+            Err(e) => return Err(fail(e)),
+        };
+        let peers = (0..barriers.peer_count())
+            .map(|_| OnceLock::new())
+            .collect();
+        Ok(Client {
+            inner: Arc::new(Inner {
+                me: cfg.proc.clone(),
+                server: w.server,
+                caps: w.caps,
+                conn: hs.conn,
+                segment,
+                job,
+                barriers,
+                modex: Mutex::new(modex),
+                peers,
+                puts: Mutex::new(Vec::new()),
+                internal: Mutex::new(Vec::new()),
+                finalized: Mutex::new(false),
+            }),
+        })
+    }
+
+    /// This process's proc.
+    pub fn proc(&self) -> &Proc {
+        &self.inner.me
+    }
+
+    /// The server's proc.
+    pub fn server(&self) -> &Proc {
+        &self.inner.server
+    }
+
+    /// The protocol version agreed with the server.
+    pub fn protocol_version(&self) -> u16 {
+        self.inner.conn.version()
+    }
+
+    /// The capabilities agreed with the server.
+    pub fn capabilities(&self) -> u64 {
+        self.inner.caps
+    }
+
+    /// Drops one reference to the process-wide client; the last one
+    /// finalizes it (see [`Client::disconnect`]). For a client made with
+    /// [`Client::connect`], disconnects directly.
+    ///
+    /// # Errors
+    /// As [`Client::disconnect`].
+    pub fn finalize(&self) -> Result<()> {
+        {
+            let mut g = GLOBAL.lock();
+            if let Some((c, n)) = g.as_mut() {
+                if Arc::ptr_eq(&c.inner, &self.inner) {
+                    *n -= 1;
+                    if *n > 0 {
+                        return Ok(());
+                    }
+                    *g = None;
+                }
+            }
+        }
+        self.disconnect()
+    }
+
+    /// Tells the server this process is done, waits until the server (and
+    /// its host) acknowledged, and closes the connection.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_LOST_CONNECTION_TO_SERVER` if the server is gone (the
+    /// connection is closed anyway); a second call succeeds without effect.
+    pub fn disconnect(&self) -> Result<()> {
+        let mut fin = self.inner.finalized.lock();
+        if *fin {
+            return Ok(());
+        }
+        *fin = true;
+        let r = self.inner.conn.request(&Request::Finalize, None);
+        self.inner.conn.close();
+        r?.into_result().map(|_| ())
+    }
+
+    /// Asks the host to abort `procs` (empty: this process's namespace)
+    /// with `status`; returns when the host has acted (usually this process
+    /// is killed before).
+    ///
+    /// # Errors
+    /// The host's answer, e.g. `PMIX_ERR_NOT_SUPPORTED`.
+    pub fn abort(&self, status: Status, message: &str, procs: &[Proc]) -> Result<()> {
+        let req = Request::Abort {
+            status,
+            message: message.to_owned(),
+            procs: procs.to_vec(),
+        };
+        self.inner
+            .conn
+            .request(&req, None)?
+            .into_result()
+            .map(|_| ())
+    }
+
+    /// Stores `value` under `key` with `scope` for `commit`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an empty, too long or reserved (`pmix.`)
+    /// key or an undefined scope.
+    pub fn put(&self, scope: pmix_core::Scope, key: &str, value: Value) -> Result<()> {
+        data::put(&self.inner, scope, key, value)
+    }
+
+    /// Publishes every put so far to local peers (and, at the next fence
+    /// that collects data, to remote ones).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_OUT_OF_RESOURCE` when the card exceeds the modex store.
+    pub fn commit(&self) -> Result<()> {
+        data::commit(&self.inner)
+    }
+
+    /// Stores a value about `proc` in this process's own cache
+    /// (`PMIx_Store_internal`); `get` finds it first.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an empty or too long key.
+    pub fn store_internal(&self, proc: &Proc, key: &str, value: Value) -> Result<()> {
+        pmix_core::Key::new_data_key(key)?;
+        let mut c = self.inner.internal.lock();
+        c.retain(|(p, k, _)| !(p == proc && k == key));
+        c.push((proc.clone(), key.to_owned(), value));
+        Ok(())
+    }
+
+    /// The value of `key` for `proc`, honouring `PMIX_OPTIONAL`,
+    /// `PMIX_IMMEDIATE`, `PMIX_TIMEOUT` and `PMIX_GET_REFRESH_CACHE`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` when the key does not exist (at once with
+    /// `PMIX_OPTIONAL`, once the owner committed without it, or when the
+    /// timeout expires), `PMIX_ERR_BAD_PARAM` for a bad key or proc.
+    pub fn get(&self, proc: &Proc, key: &str, info: &[Info]) -> Result<Value> {
+        data::get(&self.inner, proc, key, info)
+    }
+
+    /// [`get`](Self::get) completing through `done` on another thread.
+    pub fn get_nb(
+        &self,
+        proc: &Proc,
+        key: &str,
+        info: &[Info],
+        done: impl FnOnce(Result<Value>) + Send + 'static,
+    ) {
+        let c = self.clone();
+        let (proc, key, info) = (proc.clone(), key.to_owned(), info.to_vec());
+        spawn_op(move || done(c.get(&proc, &key, &info)));
+    }
+
+    /// Waits until every proc in `procs` (empty: this process's namespace)
+    /// has entered the same fence. `PMIX_COLLECT_DATA` makes every
+    /// participant's committed data available locally when it returns;
+    /// `PMIX_TIMEOUT` bounds the wait.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_TIMEOUT`, `PMIX_ERR_PROC_ABORTED` when a participant died,
+    /// `PMIX_ERR_NOT_SUPPORTED` when the server does not offer what the
+    /// fence needs, `PMIX_ERR_BAD_PARAM` for bad procs.
+    pub fn fence(&self, procs: &[Proc], info: &[Info]) -> Result<()> {
+        fence::fence(&self.inner, procs, info)
+    }
+
+    /// [`fence`](Self::fence) completing through `done` on another thread.
+    pub fn fence_nb(
+        &self,
+        procs: &[Proc],
+        info: &[Info],
+        done: impl FnOnce(Result<()>) + Send + 'static,
+    ) {
+        let c = self.clone();
+        let (procs, info) = (procs.to_vec(), info.to_vec());
+        spawn_op(move || done(c.fence(&procs, &info)));
+    }
+
+    /// The namespace of this process.
+    pub fn nspace(&self) -> &Nspace {
+        &self.inner.me.nspace
+    }
+}
+
+/// Runs a non-blocking operation on its own thread, so two pending
+/// operations (e.g. fences over different sets) never wait on each other.
+/// If no thread can be started, the operation runs here: its callback is
+/// called either way.
+fn spawn_op(f: impl FnOnce() + Send + 'static) {
+    let slot = Arc::new(Mutex::new(Some(f)));
+    let theirs = Arc::clone(&slot);
+    let spawned = std::thread::Builder::new()
+        .name("pmix-client-nb".into())
+        .spawn(move || {
+            if let Some(f) = theirs.lock().take() {
+                f();
+            }
+        });
+    if spawned.is_err() {
+        if let Some(f) = slot.lock().take() {
+            f();
+        }
+    }
+}

@@ -35,6 +35,7 @@ pub mod codes;
 pub mod event;
 pub mod info;
 pub mod proc;
+pub mod proto;
 pub mod status;
 pub mod value;
 

@@ -1,6 +1,79 @@
 //! # pmix-launcher
 //!
-//! `pmixrun`: a single-node resource manager. It will embed the pmix-rs
-//! server, implement the `Host` trait for one node, register the job, fork N
-//! clients with the environment `setup_fork` gives, forward their
-//! stdout/stderr and exit with the job's status.
+//! `pmixrun`: a single-node resource manager embedding the pmix-rs server.
+//!
+//! ```text
+//! pmixrun -n N [--timeout S] [--tag-output] [-v] [-x VAR[=VALUE]]... program [args...]
+//! ```
+//!
+//! [`parse_args`] turns the command line into [`Options`]; [`run`] runs the
+//! job and returns pmixrun's exit status. `main` only glues the two.
+//!
+//! # Flow
+//!
+//! 1. **Server.** A [`pmix_server::Server`] of namespace `pmixrun-<pid>`
+//!    with `max_clients = N`, its socket directory under
+//!    [`std::env::temp_dir`], its log (refused or dropped connections) on
+//!    stderr only with `-v`. Its host records, for each rank, whether the
+//!    client connected, whether it finalized, and the first abort request,
+//!    and wakes the supervisor; it never blocks a server thread.
+//! 2. **Registration.** Every rank of the job namespace `pmixrun-<pid>-job`
+//!    is registered with pmixrun's own uid/gid, then the namespace with the
+//!    job data of [`pmix_server::SingleNodeJob`] (the C API's order).
+//! 3. **Spawn.** N children of `program args…`, each with pmixrun's
+//!    environment, the `-x` variables, `OMPI_COMM_WORLD_{SIZE,RANK,
+//!    LOCAL_RANK,LOCAL_SIZE}` and what `setup_fork` gives (`PMIX_NAMESPACE`,
+//!    `PMIX_RANK`, the server socket, …), all in one new process group led
+//!    by rank 0 so the job (grandchildren included) can be signalled at
+//!    once. Rank 0 reads pmixrun's stdin unless that is a terminal (a
+//!    background process group would be stopped reading it); the others
+//!    read `/dev/null`. A small `sh` watchdog in pmixrun's own process group
+//!    kills the job's group if pmixrun dies without cleaning up (Ctrl-C,
+//!    SIGTERM, SIGKILL), since pmixrun cannot catch signals without
+//!    `unsafe`.
+//! 4. **Output.** Each child's stdout and stderr are pipes read by one
+//!    thread per stream, which writes whole lines to pmixrun's stdout /
+//!    stderr (one write and flush per line, so lines never interleave).
+//!    With `--tag-output` each line is prefixed `[1,RANK]<stdout>: ` or
+//!    `[1,RANK]<stderr>: ` (Open MPI's form; the job is always "1").
+//! 5. **Supervision.** A loop polls `try_wait` on every running child every
+//!    1–5 ms (sleeping on a condition variable the host signals, so an abort
+//!    is seen at once) and checks the abort request and the timeout. The
+//!    first failure decides the exit status and starts termination: SIGTERM
+//!    to the process group, SIGKILL to the group and every child 2 s later.
+//! 6. **Teardown.** Once every child is reaped: the clients and the
+//!    namespace are deregistered, the server finalized, the output threads
+//!    drained (one that waits for input 250 ms after the last child ended
+//!    belongs to a leftover grandchild and is abandoned), the failure (if
+//!    any) is reported on stderr and pmixrun exits.
+//!
+//! # Exit status
+//!
+//! | Job outcome                                   | Status           | Message on stderr |
+//! |-----------------------------------------------|------------------|-------------------|
+//! | every rank exited 0                           | 0                | —                 |
+//! | a rank exited with status S ≠ 0               | S                | `pmixrun: rank R (pid P) exited with status S` |
+//! | a rank was killed by signal N                 | 128 + N          | `pmixrun: rank R (pid P) was killed by signal N (SIGNAME)` |
+//! | a rank called abort with status S             | S clamped to 1..=255 (0 → 1) | `pmixrun: rank R called abort with status S: MESSAGE` |
+//! | a PMIx client exited 0 without finalize       | 1                | `pmixrun: rank R (pid P) exited without calling finalize` |
+//! | `--timeout S` expired                         | 124              | `pmixrun: job timed out after S s` |
+//! | the program cannot be executed                | 127              | `pmixrun: cannot execute "PROG": ERROR` |
+//! | pmixrun's own setup failed (server, …)        | 1                | `pmixrun: …` |
+//! | usage error                                   | 2                | the error and the usage text |
+//! | `-h` / `--help`                               | 0                | (usage on stdout) |
+//!
+//! Only the first failure counts (ranks killed by pmixrun afterwards are
+//! not reported). Any abort ends the whole job, whichever procs it names.
+//! A program that never connects to the server (`/bin/echo`) is not a PMIx
+//! client and is judged only by its exit status.
+
+mod cli;
+mod host;
+mod job;
+mod output;
+
+pub use cli::{parse_args, Export, Options, UsageError, MAX_NP, USAGE};
+pub use job::{run, EXIT_INTERNAL, EXIT_NOEXEC, EXIT_TIMEOUT};
+
+/// Exit status of a usage error.
+pub const EXIT_USAGE: i32 = 2;

@@ -1,11 +1,29 @@
-//! `pmixrun` command-line entry point.
+//! `pmixrun` command-line entry point: parses the arguments and runs the job
+//! (see the `pmix_launcher` crate documentation).
 
-use std::process::ExitCode;
+use pmix_launcher::{parse_args, run, UsageError, EXIT_USAGE, USAGE};
 
-fn main() -> ExitCode {
-    eprintln!(
-        "pmixrun: not implemented yet. It will run `pmixrun -n N prog args...`: \
-         a job of N processes wired up through pmix-rs (see the wire-up issue)."
-    );
-    ExitCode::from(2)
+fn main() {
+    let mut args = Vec::new();
+    for a in std::env::args_os().skip(1) {
+        match a.into_string() {
+            Ok(s) => args.push(s),
+            Err(a) => {
+                eprintln!("pmixrun: argument {a:?} is not valid UTF-8\n{USAGE}");
+                std::process::exit(EXIT_USAGE);
+            }
+        }
+    }
+    let code = match parse_args(&args) {
+        Ok(opts) => run(&opts),
+        Err(UsageError::Help) => {
+            println!("{USAGE}");
+            0
+        }
+        Err(e) => {
+            eprintln!("pmixrun: {e}\n{USAGE}");
+            e.exit_code()
+        }
+    };
+    std::process::exit(code);
 }

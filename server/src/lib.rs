@@ -1,16 +1,383 @@
 //! # pmix-server
 //!
 //! The PMIx server library, embedded in a host resource manager (our
-//! `pmixrun`, or a foreign RM through the C ABI). It will hold:
+//! `pmixrun`, or a foreign RM through the C ABI).
 //!
-//! - the listener: a Unix stream socket (control plane only) with a versioned
-//!   handshake, `SO_PEERCRED` credential checks and the shared segment passed
-//!   over `SCM_RIGHTS`;
-//! - the namespace and client registry, and publication of job data into the
-//!   shared job-data store;
-//! - request handling, event routing and the server's event cache;
-//! - local collectives (fence), connect and group trackers;
-//! - the `Host` trait: the up-calls into the RM for everything that crosses
-//!   nodes or needs RM policy.
-//!
-//! Nothing is implemented yet: see the wire-up issue.
+//! - [`Server::init`] creates the shared segment (job-data store, one modex
+//!   store per client slot, the barrier table) and the listener: a Unix
+//!   stream socket in a private directory (mode 0700), control plane only.
+//! - The host registers jobs ([`Server::register_nspace`]) and their local
+//!   clients ([`Server::register_client`], in either order), and gets each
+//!   child's environment from [`Server::setup_fork`].
+//! - A client's handshake ([`pmix_core::proto`]) negotiates the protocol
+//!   version and capabilities; its uid/gid are taken from `SO_PEERCRED` and
+//!   must match the registration; then the segment's descriptor is passed
+//!   with `SCM_RIGHTS`.
+//! - Requests that cannot be served from shared memory (finalize, abort,
+//!   fences that need the server, direct modex) arrive on the socket; the
+//!   server calls *up* into the [`Host`] for anything that leaves the node.
+
+mod conn;
+mod data;
+mod fence;
+pub mod host;
+pub mod jobinfo;
+mod state;
+
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::Mutex;
+use pmix_core::proto::{self, caps};
+use pmix_core::{Error, Info, Nspace, Proc, Rank, Result, Status};
+use pmix_shm::barrier::{BarrierParams, BarrierTable};
+use pmix_shm::layout::RegionKind;
+use pmix_shm::segment::{Segment, SegmentLayout};
+use pmix_shm::store::{StoreParams, StoreWriter};
+use pmix_shm::sync::{AtomicBool, Ordering};
+
+pub use host::{Completion, Host, NullHost};
+pub use jobinfo::SingleNodeJob;
+
+use state::State;
+
+/// How the server is set up.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// The server's own namespace (`PMIX_SERVER_NSPACE`).
+    pub nspace: Nspace,
+    /// The server's own rank (`PMIX_SERVER_RANK`).
+    pub rank: Rank,
+    /// Directory under which the server makes its private socket directory.
+    pub tmpdir: PathBuf,
+    /// This node's name.
+    pub hostname: String,
+    /// Most clients connected at once (client slots in the segment).
+    pub max_clients: u32,
+    /// Most namespaces registered at once (barrier cells).
+    pub max_nspaces: u32,
+    /// Bytes of one job-data store buffer (job data and remote cards).
+    pub job_store_bytes: usize,
+    /// Bytes of one client's modex store buffer (its committed card).
+    pub modex_store_bytes: usize,
+    /// Capabilities the server offers (tests switch some off).
+    pub caps: u64,
+    /// Newest protocol version the server speaks.
+    pub max_version: u16,
+    /// Print refusals and dropped connections on stderr.
+    pub log: bool,
+}
+
+impl ServerConfig {
+    /// Defaults for a server of namespace `nspace`, rank 0.
+    pub fn new(nspace: Nspace) -> Self {
+        ServerConfig {
+            nspace,
+            rank: Rank(0),
+            tmpdir: std::env::temp_dir(),
+            hostname: hostname(),
+            max_clients: 256,
+            max_nspaces: 64,
+            job_store_bytes: 4 << 20,
+            modex_store_bytes: 64 << 10,
+            caps: caps::ALL,
+            max_version: proto::PROTOCOL_VERSION,
+            log: true,
+        }
+    }
+}
+
+/// This node's host name (`/proc/sys/kernel/hostname`, else `localhost`).
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_owned())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// Region ids in the segment (kinds from [`RegionKind`]).
+pub(crate) const JOB_STORE_ID: u32 = 0;
+pub(crate) const BARRIERS_ID: u32 = 0;
+
+/// State shared by the server handle, the listener and connection threads.
+pub(crate) struct Inner {
+    pub(crate) cfg: ServerConfig,
+    pub(crate) me: Proc,
+    pub(crate) host: Arc<dyn Host>,
+    pub(crate) segment: Segment,
+    pub(crate) barriers: BarrierTable,
+    pub(crate) store: Mutex<StoreWriter>,
+    pub(crate) state: Mutex<State>,
+    pub(crate) stopping: AtomicBool,
+    pub(crate) dir: PathBuf,
+    pub(crate) socket_path: PathBuf,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("me", &self.me)
+            .field("socket", &self.socket_path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inner {
+    pub(crate) fn log(&self, msg: std::fmt::Arguments<'_>) {
+        if self.cfg.log {
+            eprintln!("pmix-server[{}]: {msg}", self.me.nspace.as_str());
+        }
+    }
+}
+
+/// An embedded PMIx server.
+#[derive(Debug)]
+pub struct Server {
+    inner: Arc<Inner>,
+    listener: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Creates the shared segment and starts listening.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT` when the segment or the socket cannot be created,
+    /// `PMIX_ERR_BAD_PARAM` for out-of-range limits.
+    pub fn init(cfg: ServerConfig, host: Arc<dyn Host>) -> Result<Server> {
+        if cfg.max_clients == 0 || cfg.max_nspaces == 0 {
+            return Err(Error::with_context(
+                Status::ERR_BAD_PARAM,
+                "max_clients and max_nspaces must be at least 1",
+            ));
+        }
+        let job_params = StoreParams {
+            buffer_count: 3,
+            buffer_size: cfg.job_store_bytes,
+            reader_slots: cfg.max_clients * 2 + 8,
+        };
+        let modex_params = StoreParams {
+            buffer_count: 2,
+            buffer_size: cfg.modex_store_bytes,
+            reader_slots: cfg.max_clients * 2 + 8,
+        };
+        let barrier_params = BarrierParams {
+            barriers: cfg.max_nspaces,
+            peers: cfg.max_clients,
+        };
+        let mut layout = SegmentLayout::new()
+            .region(
+                RegionKind::JOB_STORE,
+                JOB_STORE_ID,
+                StoreWriter::memory_size(&job_params),
+            )
+            .region(
+                RegionKind::BARRIERS,
+                BARRIERS_ID,
+                BarrierTable::memory_size(&barrier_params),
+            );
+        for slot in 0..cfg.max_clients {
+            layout = layout.region(
+                RegionKind::MODEX,
+                slot,
+                StoreWriter::memory_size(&modex_params),
+            );
+        }
+        let init_err = |what: &str, e: &dyn std::fmt::Display| {
+            Error::with_context(Status::ERR_INIT, format!("{what}: {e}"))
+        };
+        let segment = Segment::create(&layout).map_err(|e| init_err("segment", &e))?;
+        let store = segment
+            .init_store(RegionKind::JOB_STORE, JOB_STORE_ID, &job_params)
+            .map_err(|e| init_err("job store", &e))?;
+        let barriers = segment
+            .init_barriers(RegionKind::BARRIERS, BARRIERS_ID, &barrier_params)
+            .map_err(|e| init_err("barrier table", &e))?;
+        for slot in 0..cfg.max_clients {
+            segment
+                .init_store(RegionKind::MODEX, slot, &modex_params)
+                .map_err(|e| init_err("modex store", &e))?;
+        }
+        segment.publish();
+
+        let dir = make_private_dir(&cfg.tmpdir)?;
+        let socket_path = dir.join("server.sock");
+        let listener = UnixListener::bind(&socket_path).map_err(|e| init_err("socket", &e))?;
+        std::fs::set_permissions(&socket_path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| init_err("socket mode", &e))?;
+
+        let me = Proc::from_parts(cfg.nspace.clone(), cfg.rank);
+        let inner = Arc::new(Inner {
+            state: Mutex::new(State::new(cfg.max_clients, cfg.max_nspaces)),
+            cfg,
+            me,
+            host,
+            segment,
+            barriers,
+            store: Mutex::new(store),
+            stopping: AtomicBool::new(false),
+            dir,
+            socket_path,
+        });
+        let listener = conn::spawn_listener(Arc::clone(&inner), listener)?;
+        Ok(Server {
+            inner,
+            listener: Some(listener),
+        })
+    }
+
+    /// The server's own proc.
+    pub fn proc(&self) -> &Proc {
+        &self.inner.me
+    }
+
+    /// Path of the listening socket.
+    pub fn socket_path(&self) -> &Path {
+        &self.inner.socket_path
+    }
+
+    /// Registers a namespace with `nlocal` processes on this node and its
+    /// job information: job-level keys, `PMIX_PROC_DATA` arrays (per rank),
+    /// `PMIX_APP_INFO_ARRAY` / `PMIX_NODE_INFO_ARRAY` (flattened to job
+    /// level). The data is published into the shared store before this
+    /// returns.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a malformed `PMIX_PROC_DATA` array or a
+    /// second registration of the same namespace; `PMIX_ERR_OUT_OF_RESOURCE`
+    /// when no barrier cell is left or the store is full.
+    pub fn register_nspace(&self, nspace: &Nspace, nlocal: u32, info: &[Info]) -> Result<()> {
+        data::register_nspace(&self.inner, nspace, nlocal, info)
+    }
+
+    /// Removes a namespace and its data; its clients must be deregistered.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for an unknown namespace.
+    pub fn deregister_nspace(&self, nspace: &Nspace) -> Result<()> {
+        data::deregister_nspace(&self.inner, nspace)
+    }
+
+    /// Registers a local client with the uid/gid it will run as. May come
+    /// before its namespace is registered.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a special rank or a proc registered twice;
+    /// `PMIX_ERR_OUT_OF_RESOURCE` when every client slot is taken.
+    pub fn register_client(&self, proc: &Proc, uid: u32, gid: u32) -> Result<()> {
+        data::register_client(&self.inner, proc, uid, gid)
+    }
+
+    /// Forgets a client (after it exited); its slot becomes free.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for an unknown proc.
+    pub fn deregister_client(&self, proc: &Proc) -> Result<()> {
+        data::deregister_client(&self.inner, proc)
+    }
+
+    /// The environment a registered client needs (to add to the child's).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for a proc that is not registered.
+    pub fn setup_fork(&self, proc: &Proc) -> Result<Vec<(String, String)>> {
+        if !self.inner.state.lock().clients.contains_key(proc) {
+            return Err(Error::with_context(
+                Status::ERR_NOT_FOUND,
+                format!("setup_fork: {proc:?} is not registered"),
+            ));
+        }
+        let me = &self.inner.me;
+        Ok(vec![
+            (proto::env::NAMESPACE.into(), proc.nspace.as_str().into()),
+            (proto::env::RANK.into(), proc.rank.0.to_string()),
+            (
+                proto::env::SERVER_SOCKET.into(),
+                self.inner.socket_path.to_string_lossy().into_owned(),
+            ),
+            (
+                proto::env::SERVER_ID.into(),
+                format!("{}.{}", me.nspace.as_str(), me.rank.0),
+            ),
+            (
+                proto::env::SERVER_TMPDIR.into(),
+                self.inner.dir.to_string_lossy().into_owned(),
+            ),
+            (proto::env::HOSTNAME.into(), self.inner.cfg.hostname.clone()),
+            (proto::env::VERSION.into(), env!("CARGO_PKG_VERSION").into()),
+        ])
+    }
+
+    /// This node's modex blob for `proc` (what a remote server's
+    /// [`Host::direct_modex`] wants): its committed data of scope REMOTE or
+    /// GLOBAL.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` when `proc` is not a local client.
+    pub fn dmodex_request(&self, proc: &Proc) -> Result<Vec<u8>> {
+        data::node_blob(&self.inner, std::slice::from_ref(proc))
+    }
+
+    /// Whether `proc` has connected and not yet finalized or dropped.
+    pub fn is_connected(&self, proc: &Proc) -> bool {
+        self.inner
+            .state
+            .lock()
+            .clients
+            .get(proc)
+            .is_some_and(|c| c.conn.is_some() && !c.finalized)
+    }
+
+    /// Stops listening, closes every connection and removes the socket
+    /// directory. Also done on drop.
+    pub fn finalize(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        // ORDERING: Relaxed — the listener thread also observes the wake-up
+        // connection below; the flag only needs to be seen eventually.
+        if self.inner.stopping.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        // Wake the accept loop.
+        let _ = std::os::unix::net::UnixStream::connect(&self.inner.socket_path);
+        if let Some(h) = self.listener.take() {
+            let _ = h.join();
+        }
+        conn::close_all(&self.inner);
+        let _ = std::fs::remove_file(&self.inner.socket_path);
+        let _ = std::fs::remove_dir(&self.inner.dir);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Makes `<tmpdir>/pmixrs.<pid>.<n>` with mode 0700.
+fn make_private_dir(tmpdir: &Path) -> Result<PathBuf> {
+    let pid = std::process::id();
+    for n in 0..1000u32 {
+        let dir = tmpdir.join(format!("pmixrs.{pid}.{n}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(Error::with_context(
+                    Status::ERR_INIT,
+                    format!("cannot create {}: {e}", dir.display()),
+                ))
+            }
+        }
+    }
+    Err(Error::with_context(
+        Status::ERR_INIT,
+        "no free server directory name",
+    ))
+}

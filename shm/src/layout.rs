@@ -105,6 +105,9 @@ impl RegionKind {
     pub const CLIENT_RING: RegionKind = RegionKind(4);
     /// The modex area.
     pub const MODEX: RegionKind = RegionKind(5);
+    /// A table of counting barriers and peer-state cells
+    /// ([`BarrierTable`](crate::barrier::BarrierTable); see SHM-LAYOUT.md).
+    pub const BARRIERS: RegionKind = RegionKind(6);
 }
 
 /// Capability bits of the segment header: what the creator's layout
@@ -119,6 +122,8 @@ pub mod caps {
     pub const JOB_STORE: u64 = 1 << 2;
     /// The segment holds an event-cache broadcast ring.
     pub const EVENT_CACHE: u64 = 1 << 3;
+    /// The segment holds a barrier table (shared-memory fences).
+    pub const BARRIERS: u64 = 1 << 4;
 }
 
 /// The fixed segment header at offset 0 (128 bytes). Written by the creator

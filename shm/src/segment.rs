@@ -3,15 +3,20 @@
 //!
 //! The server builds a [`SegmentLayout`] (one region per structure: the
 //! job-data store, the event-cache ring, the server-bound ring, one inbound
-//! ring per client), calls [`Segment::create`], initialises each region
-//! ([`Segment::init_ring`] for rings; the store and broadcast ring through
-//! their own `init_in` on [`Segment::region`]), then [`Segment::publish`]es
-//! it: the header's `ready` word is stored last, with `Release`. A client
-//! receives the fd over the Unix socket (`SCM_RIGHTS`) and calls
-//! [`Segment::open`], which checks everything itself — file size (`fstat`),
-//! seals, magic, layout version, `ready`, and every directory entry — and
-//! keeps its own copy of the directory, so later writes to the header by a
-//! misbehaving process change nothing it relies on.
+//! ring per client, the barrier table), calls [`Segment::create`],
+//! initialises each region ([`Segment::init_ring`], [`Segment::init_store`],
+//! [`Segment::init_broadcast`], [`Segment::init_barriers`]), then
+//! [`Segment::publish`]es it: the header's `ready` word is stored last, with
+//! `Release`. A client receives the fd over the Unix socket (`SCM_RIGHTS`,
+//! see [`fdpass`](crate::fdpass)) and calls [`Segment::open`], which checks
+//! everything itself — file size (`fstat`), seals, magic, layout version,
+//! `ready`, and every directory entry — and keeps its own copy of the
+//! directory, so later writes to the header by a misbehaving process change
+//! nothing it relies on. It then attaches to
+//! each structure ([`Segment::ring`], [`Segment::store_reader`],
+//! [`Segment::store_writer`], [`Segment::broadcast_reader`],
+//! [`Segment::barriers`]), each of which validates its own region header.
+//! Every handle these return keeps the mapping alive.
 //!
 //! Creation: `memfd_create("pmix-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING)`,
 //! `fchmod(0600)`, `ftruncate(total)`, seals `F_SEAL_SHRINK | F_SEAL_GROW`
@@ -19,12 +24,20 @@
 //! is documented byte by byte in `docs/SHM-LAYOUT.md`.
 
 use std::any::Any;
+use std::fmt;
 use std::fs::File;
 use std::marker::PhantomData;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::MetadataExt;
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
+use pmix_core::Status;
+
+use crate::barrier::{BarrierAttachError, BarrierInitError, BarrierParams, BarrierTable};
+use crate::broadcast::{
+    BroadcastAttachError, BroadcastInitError, BroadcastParams, BroadcastReader, BroadcastWriter,
+};
 use crate::error::{
     InitRingError, OpenRingError, RegionError, SegmentCreateError, SegmentOpenError,
 };
@@ -33,6 +46,7 @@ use crate::layout::{
     REGION_ALIGN, REGION_ENTRY_SIZE, SEGMENT_HEADER_SIZE, SEGMENT_MAGIC, SEGMENT_READY,
 };
 use crate::ring::{Ring, RingParams};
+use crate::store::{StoreAttachError, StoreInitError, StoreParams, StoreReader, StoreWriter};
 use crate::sync::{AtomicBool, Ordering};
 
 /// Size granularity of a segment (one page).
@@ -91,6 +105,24 @@ impl SegmentLayout {
         self.region(kind, id, Ring::memory_size(params))
     }
 
+    /// Adds a region sized for a job-data store with `params`
+    /// ([`StoreWriter::memory_size`]).
+    pub fn store(self, kind: RegionKind, id: u32, params: &StoreParams) -> Self {
+        self.region(kind, id, StoreWriter::memory_size(params))
+    }
+
+    /// Adds a region sized for a broadcast ring with `params`
+    /// ([`BroadcastWriter::memory_size`]).
+    pub fn broadcast(self, kind: RegionKind, id: u32, params: &BroadcastParams) -> Self {
+        self.region(kind, id, BroadcastWriter::memory_size(params))
+    }
+
+    /// Adds a region sized for a barrier table with `params`
+    /// ([`BarrierTable::memory_size`]).
+    pub fn barriers(self, kind: RegionKind, id: u32, params: &BarrierParams) -> Self {
+        self.region(kind, id, BarrierTable::memory_size(params))
+    }
+
     /// Sets additional [`caps`] bits.
     pub fn capabilities(mut self, bits: u64) -> Self {
         self.capabilities |= bits;
@@ -144,6 +176,184 @@ impl SegmentLayout {
 struct Mapping {
     _map: memmap2::MmapMut,
     file: File,
+    /// `(st_dev, st_ino)` of the file: the same for every mapping of the
+    /// same memfd, and unique while this mapping keeps the file alive.
+    file_id: (u64, u64),
+}
+
+/// The stores that have a live [`StoreWriter`] made by a segment in this
+/// process: `(st_dev, st_ino, region offset)`. A job-data store must have
+/// one writer at a time; this enforces it inside the process, across every
+/// mapping of the same memfd (other processes are bound by the protocol).
+static STORE_WRITERS: Mutex<Vec<(u64, u64, usize)>> = Mutex::new(Vec::new());
+
+/// One entry of [`STORE_WRITERS`], removed when the writer holding it drops.
+struct StoreWriterClaim {
+    key: (u64, u64, usize),
+}
+
+impl StoreWriterClaim {
+    /// Claims `key`, unless a live writer already holds it.
+    fn claim(key: (u64, u64, usize)) -> Option<Self> {
+        let mut held = STORE_WRITERS.lock().unwrap_or_else(|e| e.into_inner());
+        if held.contains(&key) {
+            return None;
+        }
+        held.push(key);
+        Some(StoreWriterClaim { key })
+    }
+}
+
+impl Drop for StoreWriterClaim {
+    fn drop(&mut self) {
+        let mut held = STORE_WRITERS.lock().unwrap_or_else(|e| e.into_inner());
+        held.retain(|k| *k != self.key);
+    }
+}
+
+/// The checks every `Segment::init_*` makes, and the structure's own
+/// init error (`E`).
+enum InitFail<E> {
+    Region(RegionError),
+    NotCreator,
+    AlreadyPublished,
+    AlreadyInitialized,
+    Init(E),
+}
+
+impl<E> InitFail<E> {
+    fn into_region_error(self, init: impl FnOnce(E) -> InitRegionError) -> InitRegionError {
+        match self {
+            InitFail::Region(e) => InitRegionError::Region(e),
+            InitFail::NotCreator => InitRegionError::NotCreator,
+            InitFail::AlreadyPublished => InitRegionError::AlreadyPublished,
+            InitFail::AlreadyInitialized => InitRegionError::AlreadyInitialized,
+            InitFail::Init(e) => init(e),
+        }
+    }
+}
+
+/// Why [`Segment::init_store`], [`Segment::init_broadcast`] or
+/// [`Segment::init_barriers`] failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InitRegionError {
+    /// The region does not exist.
+    Region(RegionError),
+    /// Only the creator of a segment initialises its regions.
+    NotCreator,
+    /// The segment is already published; regions are initialised before.
+    AlreadyPublished,
+    /// The region was already initialised.
+    AlreadyInitialized,
+    /// The store refused the region (parameters, alignment, size).
+    Store(StoreInitError),
+    /// The broadcast ring refused the region.
+    Broadcast(BroadcastInitError),
+    /// The barrier table refused the region.
+    Barriers(BarrierInitError),
+}
+
+/// Why [`Segment::store_reader`], [`Segment::store_writer`],
+/// [`Segment::broadcast_reader`] or [`Segment::barriers`] failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenRegionError {
+    /// The region does not exist.
+    Region(RegionError),
+    /// No valid store in the region (or no free reader slot).
+    Store(StoreAttachError),
+    /// This process already has a live writer of this store (made by
+    /// [`Segment::init_store`] or [`Segment::store_writer`], through any
+    /// mapping of the segment).
+    WriterExists,
+    /// No valid broadcast ring in the region.
+    Broadcast(BroadcastAttachError),
+    /// No valid barrier table in the region.
+    Barriers(BarrierAttachError),
+}
+
+impl fmt::Display for InitRegionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Region(e) => write!(f, "InitRegionError::Region: {e}"),
+            Self::NotCreator => f.write_str("InitRegionError::NotCreator"),
+            Self::AlreadyPublished => f.write_str("InitRegionError::AlreadyPublished"),
+            Self::AlreadyInitialized => f.write_str("InitRegionError::AlreadyInitialized"),
+            Self::Store(e) => write!(f, "InitRegionError::Store: {e}"),
+            Self::Broadcast(e) => write!(f, "InitRegionError::Broadcast: {e}"),
+            Self::Barriers(e) => write!(f, "InitRegionError::Barriers: {e}"),
+        }
+    }
+}
+
+impl fmt::Display for OpenRegionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Region(e) => write!(f, "OpenRegionError::Region: {e}"),
+            Self::Store(e) => write!(f, "OpenRegionError::Store: {e}"),
+            Self::WriterExists => {
+                f.write_str("OpenRegionError::WriterExists: this process already writes this store")
+            }
+            Self::Broadcast(e) => write!(f, "OpenRegionError::Broadcast: {e}"),
+            Self::Barriers(e) => write!(f, "OpenRegionError::Barriers: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for InitRegionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Region(e) => Some(e),
+            Self::Store(e) => Some(e),
+            Self::Broadcast(e) => Some(e),
+            Self::Barriers(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl std::error::Error for OpenRegionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Region(e) => Some(e),
+            Self::Store(e) => Some(e),
+            Self::Broadcast(e) => Some(e),
+            Self::Barriers(e) => Some(e),
+            Self::WriterExists => None,
+        }
+    }
+}
+
+impl From<InitRegionError> for pmix_core::Error {
+    /// `Region` → `PMIX_ERR_NOT_FOUND`; `NotCreator`, `AlreadyPublished`,
+    /// `AlreadyInitialized` → `PMIX_ERR_BAD_PARAM`; a structure's error →
+    /// that error's status.
+    fn from(e: InitRegionError) -> Self {
+        let status = match e {
+            InitRegionError::Region(_) => Status::ERR_NOT_FOUND,
+            InitRegionError::NotCreator
+            | InitRegionError::AlreadyPublished
+            | InitRegionError::AlreadyInitialized => Status::ERR_BAD_PARAM,
+            InitRegionError::Store(s) => pmix_core::Error::from(s).status(),
+            InitRegionError::Broadcast(b) => pmix_core::Error::from(b).status(),
+            InitRegionError::Barriers(b) => pmix_core::Error::from(b).status(),
+        };
+        pmix_core::Error::with_context(status, e.to_string())
+    }
+}
+
+impl From<OpenRegionError> for pmix_core::Error {
+    /// `Region` → `PMIX_ERR_NOT_FOUND`; `WriterExists` →
+    /// `PMIX_ERR_RESOURCE_BUSY`; a structure's error → that error's status.
+    fn from(e: OpenRegionError) -> Self {
+        let status = match e {
+            OpenRegionError::Region(_) => Status::ERR_NOT_FOUND,
+            OpenRegionError::WriterExists => Status::ERR_RESOURCE_BUSY,
+            OpenRegionError::Store(s) => pmix_core::Error::from(s).status(),
+            OpenRegionError::Broadcast(b) => pmix_core::Error::from(b).status(),
+            OpenRegionError::Barriers(b) => pmix_core::Error::from(b).status(),
+        };
+        pmix_core::Error::with_context(status, e.to_string())
+    }
 }
 
 /// A mapped shared segment (see the module docs).
@@ -285,6 +495,11 @@ impl Segment {
             return Err(io_err("fcntl"));
         }
         let file = File::from(fd);
+        let meta = file.metadata().map_err(|source| SegmentCreateError::Io {
+            call: "fstat",
+            source,
+        })?;
+        let file_id = (meta.dev(), meta.ino());
         // SAFETY: the file is a sealed memfd of exactly `total` bytes that
         // cannot shrink, so the mapping can never fault; concurrent writers
         // are expected (the segment is shared) and go through atomics.
@@ -336,7 +551,11 @@ impl Segment {
         }
         let n = regions.len();
         Ok(Segment {
-            map: Arc::new(Mapping { _map: map, file }),
+            map: Arc::new(Mapping {
+                _map: map,
+                file,
+                file_id,
+            }),
             base,
             len: total,
             regions,
@@ -369,13 +588,12 @@ impl Segment {
     /// behaviour whatever the file holds.
     pub fn open(fd: OwnedFd) -> Result<Segment, SegmentOpenError> {
         let file = File::from(fd);
-        let size = file
-            .metadata()
-            .map_err(|source| SegmentOpenError::Io {
-                call: "fstat",
-                source,
-            })?
-            .len();
+        let meta = file.metadata().map_err(|source| SegmentOpenError::Io {
+            call: "fstat",
+            source,
+        })?;
+        let size = meta.len();
+        let file_id = (meta.dev(), meta.ino());
         if size < SEGMENT_HEADER_SIZE as u64 {
             return Err(SegmentOpenError::TooSmall {
                 len: size,
@@ -510,7 +728,11 @@ impl Segment {
         Ok(Segment {
             creator_pid: hdr.creator_pid.load(Ordering::Relaxed),
             capabilities: hdr.capabilities.load(Ordering::Relaxed),
-            map: Arc::new(Mapping { _map: map, file }),
+            map: Arc::new(Mapping {
+                _map: map,
+                file,
+                file_id,
+            }),
             base,
             len: total,
             regions,
@@ -587,6 +809,34 @@ impl Segment {
         })
     }
 
+    /// The checks of every `init_*` (the region exists, we created the
+    /// segment, it is not published, the region is not initialised), then
+    /// `init` on the region, under the lock, marking it initialised on
+    /// success.
+    fn init_region<T, E>(
+        &self,
+        kind: RegionKind,
+        id: u32,
+        init: impl FnOnce(Region<'_>) -> Result<T, E>,
+    ) -> Result<T, InitFail<E>> {
+        let (i, _) = self.find(kind, id).map_err(InitFail::Region)?;
+        let Some(init_flags) = &self.initialised else {
+            return Err(InitFail::NotCreator);
+        };
+        let mut init_flags = init_flags.lock().unwrap_or_else(|e| e.into_inner());
+        // ORDERING: Relaxed — a process-local flag (see `publish`).
+        if self.published.load(Ordering::Relaxed) {
+            return Err(InitFail::AlreadyPublished);
+        }
+        if init_flags[i] {
+            return Err(InitFail::AlreadyInitialized);
+        }
+        let region = self.region(kind, id).map_err(InitFail::Region)?;
+        let done = init(region).map_err(InitFail::Init)?;
+        init_flags[i] = true;
+        Ok(done)
+    }
+
     /// Creator only, before [`publish`](Self::publish): writes a fresh ring
     /// into the region and returns a handle that keeps the mapping alive.
     ///
@@ -599,27 +849,21 @@ impl Segment {
         id: u32,
         params: RingParams,
     ) -> Result<Ring, InitRingError> {
-        let (i, info) = self.find(kind, id).map_err(InitRingError::Region)?;
-        let Some(init) = &self.initialised else {
-            return Err(InitRingError::NotCreator);
-        };
-        let mut init = init.lock().unwrap_or_else(|e| e.into_inner());
-        // ORDERING: Relaxed — a process-local flag (see `publish`).
-        if self.published.load(Ordering::Relaxed) {
-            return Err(InitRingError::AlreadyPublished);
-        }
-        if init[i] {
-            return Err(InitRingError::AlreadyInitialized);
-        }
-        let region = self.region(kind, id).map_err(InitRingError::Region)?;
-        // SAFETY: the region lies in our live mapping; it is initialised once
-        // (checked under the lock) and before publication, so no other
-        // handle or process uses it yet; `with_owner` keeps it mapped.
-        let ring = unsafe { Ring::init_in(region.ptr(), info.len, params) }
-            .map_err(InitRingError::Ring)?
-            .with_owner(self.owner());
-        init[i] = true;
-        Ok(ring)
+        self.init_region(kind, id, |region| {
+            // SAFETY: the region lies in our live mapping; `init_region`
+            // runs this once per region (checked under its lock) and before
+            // publication, so no other handle or process uses it yet;
+            // `with_owner` keeps it mapped.
+            unsafe { Ring::init_in(region.ptr(), region.len(), params) }
+                .map(|ring| ring.with_owner(self.owner()))
+        })
+        .map_err(|f| match f {
+            InitFail::Region(e) => InitRingError::Region(e),
+            InitFail::NotCreator => InitRingError::NotCreator,
+            InitFail::AlreadyPublished => InitRingError::AlreadyPublished,
+            InitFail::AlreadyInitialized => InitRingError::AlreadyInitialized,
+            InitFail::Init(e) => InitRingError::Ring(e),
+        })
     }
 
     /// Attaches to the ring in the region of `kind` and `id`, validating
@@ -634,6 +878,214 @@ impl Segment {
         let ring =
             unsafe { Ring::attach(region.ptr(), region.len()) }.map_err(OpenRingError::Attach)?;
         Ok(ring.with_owner(self.owner()))
+    }
+
+    /// The key of the store in `region` in [`STORE_WRITERS`].
+    fn store_key(&self, region: &Region<'_>) -> (u64, u64, usize) {
+        let (dev, ino) = self.map.file_id;
+        (dev, ino, region.info().offset)
+    }
+
+    /// Creator only, before [`publish`](Self::publish): writes an empty
+    /// job-data store into the region and returns its writer, which keeps
+    /// the mapping alive. It is the store's only writer in this process
+    /// while it lives (see [`store_writer`](Self::store_writer)).
+    ///
+    /// # Errors
+    /// [`InitRegionError`]: no such region, not the creator, already
+    /// published, already initialised, or the store refused the region
+    /// ([`StoreInitError`]: parameters, alignment, size).
+    ///
+    /// # Examples
+    /// ```
+    /// use pmix_shm::layout::RegionKind;
+    /// use pmix_shm::segment::{Segment, SegmentLayout};
+    /// use pmix_shm::store::StoreParams;
+    ///
+    /// let p = StoreParams { buffer_count: 2, buffer_size: 4096, reader_slots: 4 };
+    /// let server = Segment::create(&SegmentLayout::new().store(RegionKind::JOB_STORE, 0, &p))
+    ///     .unwrap();
+    /// let mut writer = server.init_store(RegionKind::JOB_STORE, 0, &p).unwrap();
+    /// server.publish();
+    /// writer.update(|t| { t.insert("job", 0, "pmix.local.size", vec![2]); }).unwrap();
+    ///
+    /// let client = Segment::open(server.fd().try_clone_to_owned().unwrap()).unwrap();
+    /// let reader = client.store_reader(RegionKind::JOB_STORE, 0).unwrap();
+    /// assert_eq!(reader.get("job", 0, "pmix.local.size"), Some(vec![2]));
+    /// ```
+    pub fn init_store(
+        &self,
+        kind: RegionKind,
+        id: u32,
+        params: &StoreParams,
+    ) -> Result<StoreWriter, InitRegionError> {
+        self.init_region(kind, id, |region| {
+            // A fresh region of a segment we created: no writer of it can
+            // exist yet (an attach needs the magic this init writes), so
+            // the claim only fails on a broken invariant (`None` below).
+            let claim = StoreWriterClaim::claim(self.store_key(&region)).ok_or(None)?;
+            // SAFETY: the region lies in our live mapping; `init_region`
+            // runs this once per region, before publication, so no other
+            // handle or process uses it yet; the owner keeps it mapped.
+            let writer = unsafe {
+                StoreWriter::init_in_owned(region.ptr(), region.len(), params, self.owner())
+            }
+            .map_err(Some)?;
+            Ok(writer.hold_exclusive(Arc::new(claim)))
+        })
+        .map_err(|f| {
+            f.into_region_error(|e: Option<StoreInitError>| {
+                e.map_or(InitRegionError::AlreadyInitialized, InitRegionError::Store)
+            })
+        })
+    }
+
+    /// A reader of the job-data store in the region of `kind` and `id`
+    /// (validating its header, claiming a reader slot); it keeps the
+    /// mapping alive.
+    ///
+    /// # Errors
+    /// [`OpenRegionError::Region`] if there is no such region,
+    /// [`OpenRegionError::Store`] if it holds no valid store or every
+    /// reader slot is taken.
+    pub fn store_reader(&self, kind: RegionKind, id: u32) -> Result<StoreReader, OpenRegionError> {
+        let region = self.region(kind, id).map_err(OpenRegionError::Region)?;
+        // SAFETY: the region lies in our live mapping, kept alive by the
+        // owner; `attach_owned` validates what it reads.
+        unsafe { StoreReader::attach_owned(region.ptr(), region.len(), self.owner()) }
+            .map_err(OpenRegionError::Store)
+    }
+
+    /// Attaches as the **writer** of the already-initialised job-data store
+    /// in the region of `kind` and `id` (e.g. a client that owns its modex
+    /// store), adopting its current publication (see
+    /// [`StoreWriter::attach_owned`]: the adopted writer's table starts
+    /// empty). The writer keeps the mapping alive.
+    ///
+    /// A store must have **exactly one writer at a time**. Inside this
+    /// process that is enforced: while a writer made by
+    /// [`init_store`](Self::init_store) or by this call lives (through any
+    /// mapping of this memfd), another attempt fails with
+    /// [`OpenRegionError::WriterExists`]. Across processes the caller must
+    /// guarantee it through its protocol: the previous writer (e.g. the
+    /// server that initialised the store) must have stopped publishing to
+    /// it before this process starts.
+    ///
+    /// # Errors
+    /// [`OpenRegionError::Region`], [`OpenRegionError::Store`] (no valid
+    /// store), [`OpenRegionError::WriterExists`].
+    pub fn store_writer(&self, kind: RegionKind, id: u32) -> Result<StoreWriter, OpenRegionError> {
+        let region = self.region(kind, id).map_err(OpenRegionError::Region)?;
+        let claim = StoreWriterClaim::claim(self.store_key(&region))
+            .ok_or(OpenRegionError::WriterExists)?;
+        // SAFETY: the region lies in our live mapping, kept alive by the
+        // owner; `attach_owned` validates what it reads. Single writer: the
+        // claim, held as long as the writer, shows that no other writer of
+        // this store lives in this process (claims are keyed by the memfd's
+        // identity, so this covers every mapping of it); other processes
+        // are bound by the protocol (documented above), and as everywhere in
+        // this crate their writes are atomic or inside the store's buffers,
+        // never trusted.
+        let writer = unsafe { StoreWriter::attach_owned(region.ptr(), region.len(), self.owner()) }
+            .map_err(OpenRegionError::Store)?;
+        Ok(writer.hold_exclusive(Arc::new(claim)))
+    }
+
+    /// Creator only, before [`publish`](Self::publish): writes an empty
+    /// broadcast ring into the region and returns its (only) writer, which
+    /// keeps the mapping alive.
+    ///
+    /// # Errors
+    /// [`InitRegionError`]: no such region, not the creator, already
+    /// published, already initialised, or the ring refused the region
+    /// ([`BroadcastInitError`]).
+    pub fn init_broadcast(
+        &self,
+        kind: RegionKind,
+        id: u32,
+        params: &BroadcastParams,
+    ) -> Result<BroadcastWriter, InitRegionError> {
+        self.init_region(kind, id, |region| {
+            // SAFETY: the region lies in our live mapping; `init_region`
+            // runs this once per region, before publication, so no other
+            // handle or process uses it yet; the owner keeps it mapped.
+            unsafe {
+                BroadcastWriter::init_in_owned(region.ptr(), region.len(), params, self.owner())
+            }
+        })
+        .map_err(|f| f.into_region_error(InitRegionError::Broadcast))
+    }
+
+    /// A reader of the broadcast ring in the region of `kind` and `id`
+    /// (validating its header), positioned at the oldest cached event; it
+    /// keeps the mapping alive.
+    ///
+    /// # Errors
+    /// [`OpenRegionError::Region`] or [`OpenRegionError::Broadcast`].
+    pub fn broadcast_reader(
+        &self,
+        kind: RegionKind,
+        id: u32,
+    ) -> Result<BroadcastReader, OpenRegionError> {
+        let region = self.region(kind, id).map_err(OpenRegionError::Region)?;
+        // SAFETY: the region lies in our live mapping, kept alive by the
+        // owner; `attach_owned` validates what it reads.
+        unsafe { BroadcastReader::attach_owned(region.ptr(), region.len(), self.owner()) }
+            .map_err(OpenRegionError::Broadcast)
+    }
+
+    /// Creator only, before [`publish`](Self::publish): writes a barrier
+    /// table (every cell zeroed) into the region and returns a handle that
+    /// keeps the mapping alive.
+    ///
+    /// # Errors
+    /// [`InitRegionError`]: no such region, not the creator, already
+    /// published, already initialised, or the table refused the region
+    /// ([`BarrierInitError`]).
+    ///
+    /// # Examples
+    /// ```
+    /// use pmix_shm::barrier::BarrierParams;
+    /// use pmix_shm::layout::RegionKind;
+    /// use pmix_shm::segment::{Segment, SegmentLayout};
+    ///
+    /// let p = BarrierParams { barriers: 4, peers: 16 };
+    /// let server = Segment::create(&SegmentLayout::new().barriers(RegionKind::BARRIERS, 0, &p))
+    ///     .unwrap();
+    /// let table = server.init_barriers(RegionKind::BARRIERS, 0, &p).unwrap();
+    /// table.barrier(0).unwrap().reset(2);
+    /// server.publish();
+    ///
+    /// let client = Segment::open(server.fd().try_clone_to_owned().unwrap()).unwrap();
+    /// let mine = client.barriers(RegionKind::BARRIERS, 0).unwrap();
+    /// assert_eq!(mine.barrier(0).unwrap().parties(), 2);
+    /// ```
+    pub fn init_barriers(
+        &self,
+        kind: RegionKind,
+        id: u32,
+        params: &BarrierParams,
+    ) -> Result<BarrierTable, InitRegionError> {
+        self.init_region(kind, id, |region| {
+            // SAFETY: the region lies in our live mapping; `init_region`
+            // runs this once per region, before publication, so no other
+            // handle or process uses it yet; the owner keeps it mapped.
+            unsafe { BarrierTable::init_in_owned(region.ptr(), region.len(), params, self.owner()) }
+        })
+        .map_err(|f| f.into_region_error(InitRegionError::Barriers))
+    }
+
+    /// The barrier table in the region of `kind` and `id` (validating its
+    /// header); the handle keeps the mapping alive.
+    ///
+    /// # Errors
+    /// [`OpenRegionError::Region`] or [`OpenRegionError::Barriers`].
+    pub fn barriers(&self, kind: RegionKind, id: u32) -> Result<BarrierTable, OpenRegionError> {
+        let region = self.region(kind, id).map_err(OpenRegionError::Region)?;
+        // SAFETY: the region lies in our live mapping, kept alive by the
+        // owner; `attach_owned` validates what it reads.
+        unsafe { BarrierTable::attach_owned(region.ptr(), region.len(), self.owner()) }
+            .map_err(OpenRegionError::Barriers)
     }
 }
 

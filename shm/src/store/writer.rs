@@ -12,9 +12,9 @@ use super::builder::TableBuilder;
 #[cfg(not(loom))]
 use super::reader::current_pid;
 use super::reader::{StoreAttachError, StoreReader};
-#[cfg(not(loom))]
-use super::shared::Storage;
 use super::shared::{Geometry, Shared, StoreParams, INDEX_BITS};
+#[cfg(not(loom))]
+use super::shared::{Storage, STORE_HEADER_SIZE, STORE_LAYOUT_VERSION, STORE_MAGIC};
 #[cfg(not(loom))]
 use crate::heap::{HeapRegion, KeepAlive, REGION_ALIGN};
 use crate::sync::{fence, Ordering};
@@ -147,6 +147,10 @@ pub struct StoreWriter {
     table: TableBuilder,
     /// Whether `publish_deadline` reaps slots of vanished processes.
     reap_dead: bool,
+    /// Held as long as this writer lives (the segment's claim that this is
+    /// the store's only writer in this process); dropped with it.
+    #[cfg(not(loom))]
+    _exclusive: Option<KeepAlive>,
 }
 
 impl fmt::Debug for StoreWriter {
@@ -248,7 +252,124 @@ impl StoreWriter {
             current: 0,
             table: TableBuilder::new(),
             reap_dead: true,
+            _exclusive: None,
         })
+    }
+
+    /// Attaches as the **writer** of a store that is already initialised
+    /// (by this or another process), validating its header as
+    /// [`StoreReader::attach`] does, and adopts its publication word: the
+    /// next publication gets the next generation and goes into a buffer
+    /// that is neither current nor pinned. No reader slot is claimed.
+    ///
+    /// The adopted writer does not know the published table:
+    /// [`table`](Self::table) and [`builder`](Self::builder) start empty,
+    /// so [`update`](Self::update) publishes only what it adds. Publish
+    /// whole tables (or rebuild the current one first) from such a writer.
+    ///
+    /// A publication word whose buffer index is out of range is adopted as
+    /// it is: no reader can pin such a word, so every buffer is then free
+    /// for the next publication, which replaces it.
+    ///
+    /// # Safety
+    ///
+    /// `base` must be valid for reads and writes of `len` bytes for as long
+    /// as `owner` lives; the bytes may be anything (a garbage header is
+    /// reported, never trusted). **Exactly one writer may exist at a time**
+    /// across every process mapping the store, and the caller must
+    /// guarantee it: the previous writer (the initialising one, or an
+    /// earlier attach) must have made its last publication and be gone or
+    /// idle for good, with that publication ordered before this call
+    /// (e.g. through the protocol that handed the store over). Two writers
+    /// could write a buffer a reader is reading.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreAttachError`] when the header is not a complete, valid store
+    /// of this layout version fitting in `len` bytes (never
+    /// `NoFreeReaderSlot`).
+    #[cfg(not(loom))]
+    pub unsafe fn attach_owned(
+        base: NonNull<u8>,
+        len: usize,
+        owner: KeepAlive,
+    ) -> Result<Self, StoreAttachError> {
+        if base.as_ptr() as usize % REGION_ALIGN != 0 {
+            return Err(StoreAttachError::Misaligned);
+        }
+        if len < STORE_HEADER_SIZE {
+            return Err(StoreAttachError::RegionTooSmall {
+                needed: STORE_HEADER_SIZE,
+                len,
+            });
+        }
+        // Geometry unknown yet: a header-only view for validation.
+        let probe = Shared {
+            storage: Storage {
+                base,
+                _owner: Some(owner),
+            },
+            geom: Geometry {
+                buffer_count: 0,
+                buffer_size: 0,
+                reader_slots: 0,
+            },
+        };
+        let h = probe.header();
+        // ORDERING: Acquire — pairs with the Release store of `magic` in
+        // `Shared::write_initial_image`: the geometry below is the
+        // initialiser's.
+        let magic = h.magic.load(Ordering::Acquire);
+        if magic == 0 {
+            return Err(StoreAttachError::NotReady);
+        }
+        if magic != STORE_MAGIC {
+            return Err(StoreAttachError::BadMagic { found: magic });
+        }
+        // ORDERING: Relaxed (geometry) — ordered by the Acquire above.
+        let version = h.layout_version.load(Ordering::Relaxed);
+        if version != STORE_LAYOUT_VERSION {
+            return Err(StoreAttachError::VersionMismatch { found: version });
+        }
+        let buffer_size = h.buffer_size.load(Ordering::Relaxed);
+        let params = StoreParams {
+            buffer_count: h.buffer_count.load(Ordering::Relaxed),
+            buffer_size: usize::try_from(buffer_size).map_err(|_| StoreAttachError::BadGeometry)?,
+            reader_slots: h.reader_slots.load(Ordering::Relaxed),
+        };
+        let geom = Geometry::new(&params).ok_or(StoreAttachError::BadGeometry)?;
+        if geom.buffer_size as u64 != buffer_size
+            || h.slots_offset.load(Ordering::Relaxed) != STORE_HEADER_SIZE as u64
+            || h.buffers_offset.load(Ordering::Relaxed) != geom.buffers_offset() as u64
+        {
+            return Err(StoreAttachError::BadGeometry);
+        }
+        let needed = geom.memory_size();
+        if len < needed {
+            return Err(StoreAttachError::RegionTooSmall { needed, len });
+        }
+        // ORDERING: Acquire — pairs with the Release store of `current` by
+        // the previous writer: its last image is complete before we pick a
+        // buffer that is not the current one.
+        let current = h.current.load(Ordering::Acquire);
+        Ok(Self {
+            shared: Arc::new(Shared {
+                storage: probe.storage,
+                geom,
+            }),
+            current,
+            table: TableBuilder::new(),
+            reap_dead: true,
+            _exclusive: None,
+        })
+    }
+
+    /// Keeps `guard` alive exactly as long as this writer (not its
+    /// readers): the segment's claim that it is the only writer.
+    #[cfg(not(loom))]
+    pub(crate) fn hold_exclusive(mut self, guard: KeepAlive) -> Self {
+        self._exclusive = Some(guard);
+        self
     }
 
     /// A store in memory owned by its handles (tests, one process; the only

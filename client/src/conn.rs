@@ -1,0 +1,257 @@
+//! The control-plane connection: handshake, the reader thread that routes
+//! replies to their requests, and request/reply with deadlines.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use pmix_core::codec::frame::{self, Frame, FrameReader};
+use pmix_core::proto::{msg, Hello, Reply, Request, Welcome};
+use pmix_core::{Error, Result, Status};
+use pmix_shm::fdpass;
+use pmix_shm::sync::{AtomicBool, AtomicU32, Ordering};
+
+/// Callback run with a request's reply (on the reader thread).
+type Waiter = Box<dyn FnOnce(Reply) + Send>;
+
+/// Where replies go, and whether the server is still there.
+struct Routes {
+    waiters: HashMap<u32, Waiter>,
+    lost: bool,
+}
+
+/// The socket to the server.
+pub(crate) struct Conn {
+    writer: Mutex<UnixStream>,
+    version: u16,
+    next_tag: AtomicU32,
+    routes: Arc<Mutex<Routes>>,
+    closed: Arc<AtomicBool>,
+    reader: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conn")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lost_error(why: &str) -> Error {
+    Error::with_context(Status::ERR_LOST_CONNECTION_TO_SERVER, why.to_owned())
+}
+
+fn read_frame(stream: &mut UnixStream, reader: &mut FrameReader) -> Result<Option<Frame>> {
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        if let Some(f) = reader.next_frame()? {
+            return Ok(Some(f));
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => return Ok(None),
+            Ok(n) => reader.push(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(lost_error(&format!("read: {e}"))),
+        }
+    }
+}
+
+/// The outcome of a successful handshake.
+pub(crate) struct Handshake {
+    pub(crate) conn: Conn,
+    pub(crate) welcome: Welcome,
+    pub(crate) segment_fd: OwnedFd,
+}
+
+/// Connects, sends `hello`, and waits (at most `timeout`) for the welcome
+/// and the segment descriptor.
+pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<Handshake> {
+    let init_err = |what: String| Error::with_context(Status::ERR_INIT, what);
+    let mut stream = UnixStream::connect(path).map_err(|e| {
+        Error::with_context(
+            Status::ERR_UNREACH,
+            format!("connect {}: {e}", path.display()),
+        )
+    })?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .map_err(|e| init_err(format!("socket: {e}")))?;
+    let f = frame::encode_frame(hello.max_version, msg::HELLO, 0, &hello.encode())?;
+    stream
+        .write_all(&f)
+        .map_err(|e| lost_error(&format!("handshake write: {e}")))?;
+    // The descriptor arrives with the first bytes of the welcome.
+    let mut reader = FrameReader::new();
+    let mut buf = [0u8; 4096];
+    let (n, mut fds) = fdpass::recv_with_fds(&stream, &mut buf, 1).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut {
+            Error::with_context(
+                Status::ERR_TIMEOUT,
+                "the server did not answer the handshake",
+            )
+        } else {
+            lost_error(&format!("handshake read: {e}"))
+        }
+    })?;
+    if n == 0 {
+        return Err(lost_error(
+            "the server closed the connection during the handshake",
+        ));
+    }
+    reader.push(&buf[..n]);
+    let f = read_frame(&mut stream, &mut reader)?
+        .ok_or_else(|| lost_error("the server closed the connection during the handshake"))?;
+    if f.header.msg_type != msg::WELCOME {
+        return Err(Error::with_context(
+            Status::ERR_HANDSHAKE_FAILED,
+            format!("expected a welcome, got message type {}", f.header.msg_type),
+        ));
+    }
+    let welcome = Welcome::decode(&f.body)?;
+    if !welcome.status.is_success() {
+        return Err(Error::with_context(
+            welcome.status,
+            format!("the server refused the connection: {}", welcome.message),
+        ));
+    }
+    let segment_fd = fds.pop().ok_or_else(|| {
+        Error::with_context(Status::ERR_HANDSHAKE_FAILED, "no segment descriptor")
+    })?;
+    stream
+        .set_read_timeout(None)
+        .map_err(|e| init_err(format!("socket: {e}")))?;
+    let writer = stream
+        .try_clone()
+        .map_err(|e| init_err(format!("socket: {e}")))?;
+    let routes = Arc::new(Mutex::new(Routes {
+        waiters: HashMap::new(),
+        lost: false,
+    }));
+    let closed = Arc::new(AtomicBool::new(false));
+    let reader_thread = {
+        let routes = Arc::clone(&routes);
+        let closed = Arc::clone(&closed);
+        std::thread::Builder::new()
+            .name("pmix-client-rx".into())
+            .spawn(move || reader_loop(stream, reader, &routes, &closed))
+            .map_err(|e| init_err(format!("reader thread: {e}")))?
+    };
+    Ok(Handshake {
+        conn: Conn {
+            writer: Mutex::new(writer),
+            version: welcome.version,
+            next_tag: AtomicU32::new(1),
+            routes,
+            closed,
+            reader: Mutex::new(Some(reader_thread)),
+        },
+        welcome,
+        segment_fd,
+    })
+}
+
+fn reader_loop(
+    mut stream: UnixStream,
+    mut reader: FrameReader,
+    routes: &Mutex<Routes>,
+    closed: &AtomicBool,
+) {
+    loop {
+        match read_frame(&mut stream, &mut reader) {
+            Ok(Some(f)) if f.header.msg_type & msg::REPLY != 0 => {
+                let reply = Reply::decode(&f.body).unwrap_or_else(|e| Reply::error(&e));
+                let w = routes.lock().waiters.remove(&f.header.tag);
+                if let Some(w) = w {
+                    w(reply);
+                }
+            }
+            // Unsolicited messages (events) come with a later issue.
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => break,
+        }
+    }
+    let waiters: Vec<Waiter> = {
+        let mut r = routes.lock();
+        r.lost = true;
+        r.waiters.drain().map(|(_, w)| w).collect()
+    };
+    // ORDERING: Relaxed — informational; the routes lock orders the rest.
+    let why = if closed.load(Ordering::Relaxed) {
+        "the connection was closed by finalize"
+    } else {
+        "the server closed the connection"
+    };
+    for w in waiters {
+        w(Reply::error(&lost_error(why)));
+    }
+}
+
+impl Conn {
+    /// The agreed protocol version.
+    pub(crate) fn version(&self) -> u16 {
+        self.version
+    }
+
+    /// Sends `req`; `done` runs with the reply on the reader thread (or
+    /// here, with an error, when the server is gone).
+    pub(crate) fn send(&self, req: &Request, done: Waiter) {
+        // ORDERING: Relaxed — a unique counter, no data published with it.
+        let tag = self.next_tag.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut r = self.routes.lock();
+            if r.lost {
+                drop(r);
+                return done(Reply::error(&lost_error("no connection to the server")));
+            }
+            r.waiters.insert(tag, done);
+        }
+        let ok = frame::encode_frame(self.version, req.msg_type(), tag, &req.encode())
+            .ok()
+            .is_some_and(|f| self.writer.lock().write_all(&f).is_ok());
+        if !ok {
+            if let Some(w) = self.routes.lock().waiters.remove(&tag) {
+                w(Reply::error(&lost_error("write to the server failed")));
+            }
+        }
+    }
+
+    /// Sends `req` and waits for its reply until `deadline` (`None`: until
+    /// the reply or the loss of the connection).
+    pub(crate) fn request(&self, req: &Request, deadline: Option<Instant>) -> Result<Reply> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.send(
+            req,
+            Box::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        );
+        match deadline {
+            None => rx.recv().map_err(|_| lost_error("no reply")),
+            Some(d) => rx
+                .recv_timeout(d.saturating_duration_since(Instant::now()))
+                .map_err(|e| match e {
+                    std::sync::mpsc::RecvTimeoutError::Timeout => {
+                        Error::with_context(Status::ERR_TIMEOUT, "no reply from the server in time")
+                    }
+                    std::sync::mpsc::RecvTimeoutError::Disconnected => lost_error("no reply"),
+                }),
+        }
+    }
+
+    /// Closes the socket and joins the reader thread.
+    pub(crate) fn close(&self) {
+        // ORDERING: Relaxed — read by the reader thread only for a message.
+        self.closed.store(true, Ordering::Relaxed);
+        let _ = self.writer.lock().shutdown(std::net::Shutdown::Both);
+        if let Some(h) = self.reader.lock().take() {
+            let _ = h.join();
+        }
+    }
+}

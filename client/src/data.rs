@@ -1,0 +1,306 @@
+//! put / commit / get.
+
+use std::time::{Duration, Instant};
+
+use pmix_core::codec;
+use pmix_core::proto::{self, caps, keys, peer_state, Request};
+use pmix_core::{attrs, Error, Info, Key, Proc, Rank, Result, Scope, Status, Value};
+use pmix_shm::layout::RegionKind;
+use pmix_shm::store::StoreReader;
+use pmix_shm::TableBuilder;
+
+use crate::{deadline_from, flag, Inner, PutEntry};
+
+pub(crate) fn put(inner: &Inner, scope: Scope, key: &str, value: Value) -> Result<()> {
+    let k = Key::new_data_key(key)?;
+    if k.is_reserved() {
+        return Err(Error::with_context(
+            Status::ERR_BAD_PARAM,
+            format!("{key}: keys starting with \"pmix.\" are reserved"),
+        ));
+    }
+    if !matches!(scope, Scope::LOCAL | Scope::REMOTE | Scope::GLOBAL) {
+        return Err(Error::with_context(
+            Status::ERR_BAD_PARAM,
+            format!("put scope must be LOCAL, REMOTE or GLOBAL, not {scope}"),
+        ));
+    }
+    let mut puts = inner.puts.lock();
+    puts.retain(|p| p.key != key);
+    puts.push(PutEntry {
+        key: key.to_owned(),
+        scope,
+        value,
+    });
+    Ok(())
+}
+
+pub(crate) fn commit(inner: &Inner) -> Result<()> {
+    let puts = inner.puts.lock().clone();
+    let mut modex = inner.modex.lock();
+    if let Some(w) = modex.as_mut() {
+        let (ns, r) = (inner.me.nspace.as_str(), inner.me.rank.0);
+        let mut t = TableBuilder::new();
+        for p in &puts {
+            t.insert(ns, r, &p.key, proto::encode_modex_value(p.scope, &p.value));
+        }
+        w.publish(t).map_err(|e| {
+            let e = Error::from(e);
+            Error::with_context(
+                Status::ERR_OUT_OF_RESOURCE,
+                format!("commit: the card does not fit the modex store: {e}"),
+            )
+        })?;
+        return Ok(());
+    }
+    drop(modex);
+    if inner.caps & caps::SOCKET_COMMIT == 0 {
+        return Err(Error::with_context(
+            Status::ERR_NOT_SUPPORTED,
+            "the server offers no way to commit (no SHM_MODEX or SOCKET_COMMIT)",
+        ));
+    }
+    let entries = puts
+        .into_iter()
+        .map(|p| (p.key, p.scope.0, p.value))
+        .collect();
+    inner
+        .conn
+        .request(&Request::Commit { entries }, None)?
+        .into_result()
+        .map(|_| ())
+}
+
+fn decode(bytes: &[u8]) -> Option<Value> {
+    codec::decode_value(bytes).ok()
+}
+
+/// A job-store lookup.
+fn job(inner: &Inner, ns: &str, rank: u32, key: &str) -> Option<Value> {
+    inner.job.with(ns, rank, key, decode).flatten()
+}
+
+/// The client slot of a local proc, from the job store.
+fn slot_of(inner: &Inner, proc: &Proc) -> Option<u32> {
+    match job(inner, proc.nspace.as_str(), proc.rank.0, keys::SLOT)? {
+        Value::Uint32(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn peer_reader(inner: &Inner, slot: u32) -> Option<&StoreReader> {
+    let cell = inner.peers.get(slot as usize)?;
+    if let Some(r) = cell.get() {
+        return Some(r);
+    }
+    let r = inner.segment.store_reader(RegionKind::MODEX, slot).ok()?;
+    Some(cell.get_or_init(|| r))
+}
+
+/// Where a local peer's data stands.
+enum Peer {
+    Found(Value),
+    /// Committed (at least once) without the key, or finalized / gone.
+    Absent,
+    /// Not committed yet and still running.
+    Pending,
+}
+
+fn peer_lookup(inner: &Inner, proc: &Proc, slot: u32, key: &str) -> Peer {
+    let Some(r) = peer_reader(inner, slot) else {
+        return Peer::Absent;
+    };
+    let found = r
+        .with(proc.nspace.as_str(), proc.rank.0, key, |b| {
+            proto::decode_modex_value(b).ok()
+        })
+        .flatten();
+    if let Some((scope, v)) = found {
+        if scope != Scope::REMOTE {
+            return Peer::Found(v);
+        }
+        return Peer::Absent;
+    }
+    let state = inner
+        .barriers
+        .peer(slot)
+        .map_or(peer_state::DEAD, |c| c.state());
+    if r.generation() > 0
+        || state == peer_state::FINALIZED
+        || state == peer_state::DEAD
+        || state == peer_state::FREE
+    {
+        Peer::Absent
+    } else {
+        Peer::Pending
+    }
+}
+
+fn not_found(proc: &Proc, key: &str, why: &str) -> Error {
+    Error::with_context(
+        Status::ERR_NOT_FOUND,
+        format!(
+            "{key} not found for {}:{}{why}",
+            proc.nspace.as_str(),
+            rank_name(proc.rank)
+        ),
+    )
+}
+
+fn rank_name(r: Rank) -> String {
+    match r {
+        Rank::WILDCARD => "*".into(),
+        Rank::UNDEF => "undef".into(),
+        r => r.0.to_string(),
+    }
+}
+
+pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Result<Value> {
+    let k = Key::new_data_key(key)?;
+    let optional = flag(info, attrs::OPTIONAL);
+    let immediate = flag(info, attrs::IMMEDIATE);
+    let refresh = flag(info, attrs::GET_REFRESH_CACHE);
+    let deadline = deadline_from(info)?;
+    let ns = proc.nspace.as_str();
+
+    if !refresh {
+        if let Some(v) = inner
+            .internal
+            .lock()
+            .iter()
+            .find(|(p, kk, _)| p == proc && kk == key)
+            .map(|(_, _, v)| v.clone())
+        {
+            return Ok(v);
+        }
+    }
+    // Own data, committed or not.
+    if proc == &inner.me
+        || (proc.rank == Rank::UNDEF && proc.nspace == inner.me.nspace && !k.is_reserved())
+    {
+        if let Some(p) = inner.puts.lock().iter().find(|p| p.key == key) {
+            return Ok(p.value.clone());
+        }
+    }
+    let rank = proc.rank;
+    if rank == Rank::WILDCARD || (rank == Rank::UNDEF && k.is_reserved()) {
+        if let Some(v) = job(inner, ns, Rank::WILDCARD.0, key) {
+            return Ok(v);
+        }
+        return server_or_not_found(inner, proc, key, info, optional, deadline, true);
+    }
+    if rank == Rank::UNDEF {
+        return get_any_rank(inner, proc, key, info, optional, deadline);
+    }
+    if !rank.is_valid() {
+        return Err(Error::with_context(
+            Status::ERR_BAD_PARAM,
+            format!("get: rank {} is not valid here", rank.0),
+        ));
+    }
+    if let Some(v) = job(inner, ns, rank.0, key) {
+        return Ok(v);
+    }
+    if k.is_reserved() {
+        // Reserved keys: a proc-level miss falls back to the job level.
+        if let Some(v) = job(inner, ns, Rank::WILDCARD.0, key) {
+            return Ok(v);
+        }
+        return server_or_not_found(inner, proc, key, info, optional, deadline, refresh);
+    }
+    let Some(slot) = slot_of(inner, proc) else {
+        // Not a local proc: its data comes from the server (remote cards
+        // after a collecting fence are in the job store, checked above).
+        if optional {
+            return Err(not_found(proc, key, ""));
+        }
+        return server_get(inner, proc, key, info, deadline);
+    };
+    let mut backoff = Duration::from_micros(20);
+    loop {
+        match peer_lookup(inner, proc, slot, key) {
+            Peer::Found(v) => return Ok(v),
+            Peer::Absent => return Err(not_found(proc, key, "")),
+            Peer::Pending if optional || immediate => {
+                return Err(not_found(proc, key, " (not committed yet)"))
+            }
+            Peer::Pending => {}
+        }
+        if let Some(d) = deadline {
+            if Instant::now() >= d {
+                return Err(not_found(proc, key, " before the timeout"));
+            }
+        }
+        std::thread::sleep(backoff);
+        backoff = (backoff * 2).min(Duration::from_millis(2));
+    }
+}
+
+/// Rank `UNDEF` with a non-reserved key: the first local proc of the
+/// namespace that has it.
+fn get_any_rank(
+    inner: &Inner,
+    proc: &Proc,
+    key: &str,
+    info: &[Info],
+    optional: bool,
+    deadline: Option<Instant>,
+) -> Result<Value> {
+    let ns = proc.nspace.as_str();
+    let size = job(inner, ns, Rank::WILDCARD.0, attrs::JOB_SIZE)
+        .and_then(|v| v.to_u64().ok())
+        .unwrap_or(0);
+    for r in 0..size.min(u64::from(Rank::VALID.0)) {
+        let p = Proc::from_parts(proc.nspace.clone(), Rank(r as u32));
+        if let Some(v) = job(inner, ns, p.rank.0, key) {
+            return Ok(v);
+        }
+        if let Some(slot) = slot_of(inner, &p) {
+            if let Peer::Found(v) = peer_lookup(inner, &p, slot, key) {
+                return Ok(v);
+            }
+        }
+    }
+    server_or_not_found(inner, proc, key, info, optional, deadline, false)
+}
+
+/// A miss in shared memory: ask the server when that can help.
+fn server_or_not_found(
+    inner: &Inner,
+    proc: &Proc,
+    key: &str,
+    info: &[Info],
+    optional: bool,
+    deadline: Option<Instant>,
+    ask: bool,
+) -> Result<Value> {
+    let known = job(inner, proc.nspace.as_str(), Rank::WILDCARD.0, keys::BARRIER).is_some();
+    if optional || (known && !ask) {
+        return Err(not_found(proc, key, ""));
+    }
+    server_get(inner, proc, key, info, deadline)
+}
+
+fn server_get(
+    inner: &Inner,
+    proc: &Proc,
+    key: &str,
+    info: &[Info],
+    deadline: Option<Instant>,
+) -> Result<Value> {
+    if inner.caps & caps::DIRECT_MODEX == 0 {
+        return Err(not_found(proc, key, " (the server offers no direct modex)"));
+    }
+    let req = Request::Get {
+        proc: proc.clone(),
+        key: key.to_owned(),
+        info: info.to_vec(),
+    };
+    match inner.conn.request(&req, deadline) {
+        Ok(r) => r.into_result()?.ok_or_else(|| not_found(proc, key, "")),
+        Err(e) if e.status() == Status::ERR_TIMEOUT => {
+            Err(not_found(proc, key, " before the timeout"))
+        }
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,180 @@
+//! The launcher's [`Host`]: it records what the job's clients tell the
+//! server (connected, finalized, abort) in [`Events`] and wakes the
+//! supervisor. Up-calls come from server threads at any time; each one only
+//! takes a short lock, so it never blocks the server.
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use pmix_core::{Nspace, Proc, Status};
+use pmix_server::{Completion, Host};
+
+/// A client's `PMIx_Abort`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct AbortRequest {
+    /// The rank that called abort.
+    pub rank: u32,
+    /// The status it asked for.
+    pub status: i32,
+    /// Its message.
+    pub message: String,
+}
+
+/// What the clients reported so far.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EventState {
+    /// `connected[r]`: rank `r` completed the handshake.
+    pub connected: Vec<bool>,
+    /// `finalized[r]`: rank `r` called finalize.
+    pub finalized: Vec<bool>,
+    /// The first abort request.
+    pub abort: Option<AbortRequest>,
+}
+
+/// [`EventState`] under a lock, with a condition variable the up-calls
+/// signal.
+#[derive(Debug)]
+pub(crate) struct Events {
+    state: Mutex<EventState>,
+    cv: Condvar,
+}
+
+impl Events {
+    /// No events yet for a job of `n` ranks.
+    pub fn new(n: u32) -> Self {
+        let n = n as usize;
+        Events {
+            state: Mutex::new(EventState {
+                connected: vec![false; n],
+                finalized: vec![false; n],
+                abort: None,
+            }),
+            cv: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, EventState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Changes the state and wakes the supervisor.
+    fn update(&self, f: impl FnOnce(&mut EventState)) {
+        f(&mut self.lock());
+        self.cv.notify_all();
+    }
+
+    /// A copy of the state.
+    pub fn snapshot(&self) -> EventState {
+        self.lock().clone()
+    }
+
+    /// Sleeps up to `timeout`, less when an up-call reports something.
+    pub fn wait(&self, timeout: Duration) {
+        let guard = self.lock();
+        let _ = self
+            .cv
+            .wait_timeout(guard, timeout)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+/// The host `pmixrun` gives its server.
+#[derive(Debug)]
+pub(crate) struct LauncherHost {
+    nspace: Nspace,
+    events: Arc<Events>,
+}
+
+impl LauncherHost {
+    /// A host for the job namespace `nspace`, reporting into `events`.
+    pub fn new(nspace: Nspace, events: Arc<Events>) -> Self {
+        LauncherHost { nspace, events }
+    }
+
+    /// The index of `proc` in the job, if it is one of its ranks.
+    fn index(&self, proc: &Proc, len: usize) -> Option<usize> {
+        let r = proc.rank.0 as usize;
+        (proc.nspace == self.nspace && r < len).then_some(r)
+    }
+
+    fn mark(&self, proc: &Proc, field: fn(&mut EventState) -> &mut Vec<bool>) {
+        self.events.update(|s| {
+            let v = field(s);
+            if let Some(r) = self.index(proc, v.len()) {
+                v[r] = true;
+            }
+        });
+    }
+}
+
+impl Host for LauncherHost {
+    fn client_connected(&self, proc: &Proc, done: Completion<()>) {
+        self.mark(proc, |s| &mut s.connected);
+        done(Ok(()));
+    }
+
+    fn client_finalized(&self, proc: &Proc, done: Completion<()>) {
+        self.mark(proc, |s| &mut s.finalized);
+        done(Ok(()));
+    }
+
+    /// Any abort ends the whole job (as `mpirun` does), whatever `procs`
+    /// names; the supervisor reports it and kills every rank.
+    fn abort(
+        &self,
+        proc: &Proc,
+        status: Status,
+        message: &str,
+        procs: &[Proc],
+        done: Completion<()>,
+    ) {
+        let _ = procs;
+        self.events.update(|s| {
+            if s.abort.is_none() {
+                s.abort = Some(AbortRequest {
+                    rank: proc.rank.0,
+                    status: status.0,
+                    message: message.to_owned(),
+                });
+            }
+        });
+        done(Ok(()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_core::Rank;
+
+    fn host() -> (LauncherHost, Arc<Events>) {
+        let events = Arc::new(Events::new(2));
+        let ns = Nspace::new("job").unwrap();
+        (LauncherHost::new(ns, Arc::clone(&events)), events)
+    }
+
+    #[test]
+    fn records_connect_finalize_and_the_first_abort() {
+        let (h, ev) = host();
+        let p1 = Proc::new("job", Rank(1)).unwrap();
+        let other = Proc::new("other", Rank(0)).unwrap();
+        let ok = || -> Completion<()> { Box::new(|r| assert!(r.is_ok())) };
+        h.client_connected(&p1, ok());
+        h.client_connected(&other, ok());
+        h.client_connected(&Proc::new("job", Rank(7)).unwrap(), ok());
+        h.client_finalized(&p1, ok());
+        h.abort(&p1, Status(3), "first", &[], ok());
+        h.abort(&p1, Status(4), "second", &[], ok());
+        let s = ev.snapshot();
+        assert_eq!(s.connected, [false, true]);
+        assert_eq!(s.finalized, [false, true]);
+        assert_eq!(
+            s.abort,
+            Some(AbortRequest {
+                rank: 1,
+                status: 3,
+                message: "first".into()
+            })
+        );
+    }
+}

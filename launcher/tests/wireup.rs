@@ -1,0 +1,339 @@
+//! Wire-up with real processes: an in-test server, children running
+//! `examples/testclient.rs`, and in-process clients for protocol edge cases.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use pmix_client::{Client, ClientConfig};
+use pmix_core::proto::{caps, msg};
+use pmix_core::{Nspace, Proc, Rank, Status};
+use pmix_server::{Completion, Host, Server, ServerConfig, SingleNodeJob};
+
+#[derive(Default)]
+struct TestHost {
+    connected: Mutex<Vec<Proc>>,
+    finalized: Mutex<Vec<Proc>>,
+    aborted: Mutex<Vec<(Proc, Status)>>,
+}
+
+impl Host for TestHost {
+    fn client_connected(&self, proc: &Proc, done: Completion<()>) {
+        self.connected.lock().unwrap().push(proc.clone());
+        done(Ok(()));
+    }
+    fn client_finalized(&self, proc: &Proc, done: Completion<()>) {
+        self.finalized.lock().unwrap().push(proc.clone());
+        done(Ok(()));
+    }
+    fn abort(&self, proc: &Proc, status: Status, _m: &str, _p: &[Proc], done: Completion<()>) {
+        self.aborted.lock().unwrap().push((proc.clone(), status));
+        done(Ok(()));
+    }
+}
+
+fn ids() -> (u32, u32) {
+    let m = std::fs::metadata("/proc/self").unwrap();
+    (m.uid(), m.gid())
+}
+
+fn testclient() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let p = dir.join("examples").join("testclient");
+    static BUILD: std::sync::Once = std::sync::Once::new();
+    BUILD.call_once(|| {
+        // `cargo test --test wireup` does not build examples on its own.
+        let st = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "-q",
+                "-p",
+                "pmix-launcher",
+                "--example",
+                "testclient",
+            ])
+            .args(if cfg!(debug_assertions) {
+                &[][..]
+            } else {
+                &["--release"][..]
+            })
+            .status()
+            .unwrap();
+        assert!(st.success(), "building examples/testclient failed");
+    });
+    assert!(p.exists(), "no {}", p.display());
+    p
+}
+
+struct Job {
+    server: Server,
+    host: Arc<TestHost>,
+    ns: Nspace,
+}
+
+fn server(tag: &str) -> (Server, Arc<TestHost>) {
+    let host = Arc::new(TestHost::default());
+    let mut cfg = ServerConfig::new(Nspace::new(format!("srv-{tag}")).unwrap());
+    cfg.max_clients = 16;
+    cfg.log = true;
+    let s = Server::init(cfg, host.clone()).unwrap();
+    (s, host)
+}
+
+fn job(tag: &str, n: u32) -> Job {
+    let (server, host) = server(tag);
+    let ns = Nspace::new(format!("job-{tag}")).unwrap();
+    register(&server, &ns, n);
+    Job { server, host, ns }
+}
+
+fn register(server: &Server, ns: &Nspace, n: u32) {
+    let (uid, gid) = ids();
+    for r in 0..n {
+        server
+            .register_client(&Proc::from_parts(ns.clone(), Rank(r)), uid, gid)
+            .unwrap();
+    }
+    let infos = SingleNodeJob::new(ns.clone(), n, "testnode")
+        .infos()
+        .unwrap();
+    server.register_nspace(ns, n, &infos).unwrap();
+}
+
+fn spawn(
+    job: &Job,
+    ranks: std::ops::Range<u32>,
+    scenario: &str,
+    env: &[(&str, String)],
+) -> Vec<std::process::Child> {
+    ranks
+        .map(|r| {
+            let p = Proc::from_parts(job.ns.clone(), Rank(r));
+            let mut cmd = Command::new(testclient());
+            cmd.arg(scenario)
+                .envs(job.server.setup_fork(&p).unwrap())
+                .envs(env.iter().map(|(k, v)| (*k, v.clone())))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect()
+}
+
+fn wait_all(children: Vec<std::process::Child>, limit: Duration) -> Vec<Output> {
+    let t0 = Instant::now();
+    let mut children: Vec<_> = children.into_iter().map(Some).collect();
+    loop {
+        let mut running = false;
+        for c in children.iter_mut().flatten() {
+            if c.try_wait().unwrap().is_none() {
+                running = true;
+            }
+        }
+        if !running {
+            break;
+        }
+        if t0.elapsed() > limit {
+            for c in children.iter_mut().flatten() {
+                let _ = c.kill();
+            }
+            let outs: Vec<_> = children
+                .into_iter()
+                .flatten()
+                .map(|c| c.wait_with_output().unwrap())
+                .collect();
+            for o in &outs {
+                eprintln!(
+                    "{}{}",
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                );
+            }
+            panic!("job hung for {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    children
+        .into_iter()
+        .flatten()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn assert_all_ok(outs: &[Output]) {
+    for (r, o) in outs.iter().enumerate() {
+        assert!(o.status.success(), "rank {r}: {}", text(o));
+        assert!(text(o).contains("ok done"), "rank {r}: {}", text(o));
+    }
+}
+
+#[test]
+fn four_ranks_wire_up_and_finalize() {
+    let j = job("wire4", 4);
+    let outs = wait_all(spawn(&j, 0..4, "wireup", &[]), Duration::from_secs(60));
+    assert_all_ok(&outs);
+    assert_eq!(j.host.connected.lock().unwrap().len(), 4);
+    assert_eq!(j.host.finalized.lock().unwrap().len(), 4);
+    assert!(j.host.aborted.lock().unwrap().is_empty());
+}
+
+#[test]
+fn client_without_shared_modex_or_fence_is_served_over_the_socket() {
+    // An older client announcing only part of the capabilities: commits go
+    // over the socket, fences through the server.
+    let j = job("nocaps", 3);
+    let only = caps::SHM_STORE | caps::DIRECT_MODEX | caps::SOCKET_COMMIT;
+    let env = [("PMIXRS_CAPS", format!("{only:#x}"))];
+    let outs = wait_all(spawn(&j, 0..3, "wireup", &env), Duration::from_secs(60));
+    assert_all_ok(&outs);
+}
+
+#[test]
+fn get_times_out_then_waits_for_a_late_commit() {
+    let j = job("late", 2);
+    let outs = wait_all(spawn(&j, 0..2, "late", &[]), Duration::from_secs(60));
+    assert_all_ok(&outs);
+    assert!(
+        text(&outs[0]).contains("ok timeout after"),
+        "{}",
+        text(&outs[0])
+    );
+}
+
+#[test]
+fn a_rank_dying_fails_the_others_fence() {
+    let j = job("die", 3);
+    let outs = wait_all(
+        spawn(&j, 0..3, "die_before_fence", &[]),
+        Duration::from_secs(30),
+    );
+    for o in &outs[..2] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(text(o).contains("fence: Err("), "{}", text(o));
+    }
+}
+
+#[test]
+fn a_rank_dying_fails_a_server_side_fence() {
+    let j = job("diesub", 3);
+    let outs = wait_all(
+        spawn(&j, 0..3, "die_before_subset_fence", &[]),
+        Duration::from_secs(30),
+    );
+    assert!(outs[0].status.success(), "{}", text(&outs[0]));
+    assert!(
+        text(&outs[0]).contains("subset fence: Err("),
+        "{}",
+        text(&outs[0])
+    );
+}
+
+#[test]
+fn abort_reaches_the_host() {
+    let j = job("abort", 2);
+    let mut children = spawn(&j, 0..2, "abort", &[]);
+    let t0 = Instant::now();
+    while j.host.aborted.lock().unwrap().is_empty() {
+        assert!(t0.elapsed() < Duration::from_secs(20), "no abort");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for c in &mut children {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    let a = j.host.aborted.lock().unwrap();
+    assert_eq!(a[0].0.rank, Rank(0));
+    assert_eq!(a[0].1, Status(7));
+}
+
+#[test]
+fn wrong_credentials_are_refused_and_others_still_served() {
+    let (server, _host) = server("cred");
+    let ns = Nspace::new("job-cred").unwrap();
+    let (uid, gid) = ids();
+    let bad = Proc::from_parts(ns.clone(), Rank(0));
+    server.register_client(&bad, uid + 1, gid).unwrap();
+    let good = Proc::from_parts(ns.clone(), Rank(1));
+    server.register_client(&good, uid, gid).unwrap();
+    let infos = SingleNodeJob::new(ns.clone(), 2, "n").infos().unwrap();
+    server.register_nspace(&ns, 2, &infos).unwrap();
+    let path = server.socket_path().to_path_buf();
+    let e = Client::connect(&ClientConfig::new(bad, path.clone())).unwrap_err();
+    assert_eq!(e.status(), Status::ERR_INVALID_CRED, "{e}");
+    // An unregistered proc.
+    let stranger = Proc::from_parts(ns.clone(), Rank(7));
+    let e = Client::connect(&ClientConfig::new(stranger, path.clone())).unwrap_err();
+    assert_eq!(e.status(), Status::ERR_NOT_FOUND, "{e}");
+    // Garbage instead of a hello: an error frame or a closed socket.
+    let mut s = UnixStream::connect(&path).unwrap();
+    s.write_all(b"GARBAGE!GARBAGE!GARBAGE!").unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    if buf.len() >= 16 {
+        let t = u16::from_le_bytes([buf[6], buf[7]]);
+        assert_eq!(t, msg::WELCOME);
+    }
+    // A truncated hello followed by a hang-up.
+    let mut s = UnixStream::connect(&path).unwrap();
+    s.write_all(&b"PMXF"[..]).unwrap();
+    drop(s);
+    // The server still serves a good client.
+    let c = Client::connect(&ClientConfig::new(good.clone(), path)).unwrap();
+    let size = c
+        .get(
+            &Proc::from_parts(ns, Rank::WILDCARD),
+            pmix_core::attrs::JOB_SIZE,
+            &[],
+        )
+        .unwrap();
+    assert_eq!(size, pmix_core::Value::Uint32(2));
+    c.disconnect().unwrap();
+    assert!(!server.is_connected(&good));
+}
+
+#[test]
+fn older_client_is_served_and_refused_what_it_lacks() {
+    let j = job("v1", 1);
+    let other = Nspace::new("job-v1-other").unwrap();
+    register(&j.server, &other, 1);
+    let env = [
+        ("PMIXRS_PROTOCOL_MAX", "1".to_string()),
+        ("PMIXRS_CAPS", format!("{:#x}", caps::V1)),
+        ("OTHER_NSPACE", other.as_str().to_string()),
+    ];
+    let outs = wait_all(
+        spawn(&j, 0..1, "two_nspaces", &env),
+        Duration::from_secs(30),
+    );
+    let t = text(&outs[0]);
+    assert!(t.contains("(version 1)"), "{t}");
+    assert!(
+        t.contains(&format!("Err({:?})", Status::ERR_NOT_SUPPORTED)),
+        "{t}"
+    );
+    assert!(outs[0].status.success(), "{t}");
+}
+
+#[test]
+fn future_client_is_served_at_the_server_version() {
+    let j = job("v99", 1);
+    let env = [("PMIXRS_PROTOCOL_MAX", "99".to_string())];
+    let outs = wait_all(spawn(&j, 0..1, "version", &env), Duration::from_secs(30));
+    let t = text(&outs[0]);
+    assert!(t.contains("version 2 "), "{t}");
+    assert!(outs[0].status.success(), "{t}");
+}

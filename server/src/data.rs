@@ -1,0 +1,383 @@
+//! Registration and job data: what the server publishes into the shared
+//! job-data store, and the modex blobs it reads from clients' stores.
+
+use std::collections::BTreeMap;
+
+use pmix_core::codec::{self, blob};
+use pmix_core::proto::{self, keys, peer_state};
+use pmix_core::{attrs, Error, Info, Nspace, Proc, Rank, Result, Scope, Status, Value};
+use pmix_shm::layout::RegionKind;
+
+use crate::state::{ClientRec, NsInfo};
+use crate::Inner;
+
+fn bad(msg: impl Into<String>) -> Error {
+    Error::with_context(Status::ERR_BAD_PARAM, msg)
+}
+
+/// `(key, value)` pairs of one level (job, or one rank).
+type Entries = Vec<(String, Value)>;
+
+/// Splits registration infos into job-level and per-rank entries.
+fn flatten(info: &[Info]) -> Result<(Entries, BTreeMap<u32, Entries>)> {
+    let mut job = Vec::new();
+    let mut per_rank: BTreeMap<u32, Entries> = BTreeMap::new();
+    for i in info {
+        let key = i.key.as_str();
+        if key == attrs::PROC_DATA {
+            let inner = i
+                .value
+                .as_info_array()
+                .map_err(|_| bad("PMIX_PROC_DATA must be an array of infos"))?;
+            let rank = inner
+                .iter()
+                .find(|x| x.key.as_str() == attrs::RANK)
+                .ok_or_else(|| bad("PMIX_PROC_DATA array without PMIX_RANK"))?;
+            let rank = match &rank.value {
+                Value::Rank(r) => r.0,
+                v => u32::try_from(v.to_u64().map_err(|_| bad("bad PMIX_RANK"))?)
+                    .map_err(|_| bad("bad PMIX_RANK"))?,
+            };
+            if !Rank(rank).is_valid() {
+                return Err(bad(format!("PMIX_PROC_DATA for special rank {rank}")));
+            }
+            let entry = per_rank.entry(rank).or_default();
+            for x in inner {
+                entry.push((x.key.as_str().to_owned(), x.value.clone()));
+            }
+        } else if key == attrs::APP_INFO_ARRAY || key == attrs::NODE_INFO_ARRAY {
+            // One node, one app per registration here: their keys describe
+            // this job as a whole (later issues add per-app/per-node levels).
+            if let Ok(inner) = i.value.as_info_array() {
+                for x in inner {
+                    job.push((x.key.as_str().to_owned(), x.value.clone()));
+                }
+            }
+        } else if key != attrs::REGISTER_NODATA {
+            job.push((key.to_owned(), i.value.clone()));
+        }
+    }
+    Ok((job, per_rank))
+}
+
+pub(crate) fn register_nspace(
+    inner: &Inner,
+    nspace: &Nspace,
+    nlocal: u32,
+    info: &[Info],
+) -> Result<()> {
+    let (mut job, per_rank) = flatten(info)?;
+    let has = |job: &[(String, Value)], k: &str| job.iter().any(|(key, _)| key == k);
+    if !has(&job, attrs::NSPACE) {
+        job.push((attrs::NSPACE.into(), Value::String(nspace.as_str().into())));
+    }
+    if !has(&job, attrs::JOBID) {
+        job.push((attrs::JOBID.into(), Value::String(nspace.as_str().into())));
+    }
+    if !has(&job, attrs::LOCAL_SIZE) {
+        job.push((attrs::LOCAL_SIZE.into(), Value::Uint32(nlocal)));
+    }
+    if !has(&job, attrs::JOB_SIZE) {
+        job.push((attrs::JOB_SIZE.into(), Value::Uint32(nlocal)));
+    }
+    let job_size = job
+        .iter()
+        .find(|(k, _)| k == attrs::JOB_SIZE)
+        .and_then(|(_, v)| v.to_u64().ok())
+        .and_then(|v| u32::try_from(v).ok())
+        .unwrap_or(nlocal);
+
+    let (barrier, slots) = {
+        let mut st = inner.state.lock();
+        if st.nspaces.get(nspace).is_some_and(|n| n.registered) {
+            return Err(bad(format!(
+                "namespace {} is already registered",
+                nspace.as_str()
+            )));
+        }
+        let barrier = st.take_barrier().ok_or_else(|| {
+            Error::with_context(Status::ERR_OUT_OF_RESOURCE, "no free barrier cell")
+        })?;
+        let ns = st.nspaces.entry(nspace.clone()).or_insert(NsInfo {
+            registered: false,
+            nlocal,
+            job_size,
+            barrier: None,
+        });
+        ns.registered = true;
+        ns.nlocal = nlocal;
+        ns.job_size = job_size;
+        ns.barrier = Some(barrier);
+        let slots: Vec<(u32, u32)> = st
+            .clients
+            .iter()
+            .filter(|(p, _)| &p.nspace == nspace)
+            .map(|(p, c)| (p.rank.0, c.slot))
+            .collect();
+        (barrier, slots)
+    };
+    if let Some(b) = inner.barriers.barrier(barrier) {
+        b.reset(nlocal);
+    }
+    let ns = nspace.as_str();
+    let mut store = inner.store.lock();
+    store
+        .update(|t| {
+            let w = Rank::WILDCARD.0;
+            for (k, v) in &job {
+                t.insert(ns, w, k, codec::encode_value(v));
+            }
+            for (rank, entries) in &per_rank {
+                for (k, v) in entries {
+                    t.insert(ns, *rank, k, codec::encode_value(v));
+                }
+            }
+            t.insert(
+                ns,
+                w,
+                keys::BARRIER,
+                codec::encode_value(&Value::Uint32(barrier)),
+            );
+            for (rank, slot) in &slots {
+                t.insert(
+                    ns,
+                    *rank,
+                    keys::SLOT,
+                    codec::encode_value(&Value::Uint32(*slot)),
+                );
+            }
+        })
+        .map_err(Error::from)?;
+    Ok(())
+}
+
+pub(crate) fn deregister_nspace(inner: &Inner, nspace: &Nspace) -> Result<()> {
+    {
+        let mut st = inner.state.lock();
+        let ns = st.nspaces.remove(nspace).ok_or_else(|| {
+            Error::with_context(
+                Status::ERR_NOT_FOUND,
+                format!("namespace {} is not registered", nspace.as_str()),
+            )
+        })?;
+        if let Some(b) = ns.barrier {
+            st.free_barrier(b);
+        }
+    }
+    inner
+        .store
+        .lock()
+        .update(|t| {
+            t.remove_nspace(nspace.as_str());
+        })
+        .map_err(Error::from)?;
+    Ok(())
+}
+
+pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) -> Result<()> {
+    if !proc.rank.is_valid() {
+        return Err(bad(format!("cannot register special rank {:?}", proc.rank)));
+    }
+    let slot = {
+        let mut st = inner.state.lock();
+        if st.clients.contains_key(proc) {
+            return Err(bad(format!("{proc:?} is already registered")));
+        }
+        let slot = st.take_slot().ok_or_else(|| {
+            Error::with_context(Status::ERR_OUT_OF_RESOURCE, "every client slot is taken")
+        })?;
+        st.clients.insert(
+            proc.clone(),
+            ClientRec {
+                uid,
+                gid,
+                slot,
+                conn: None,
+                finalized: false,
+                dead: false,
+            },
+        );
+        slot
+    };
+    if let Some(cell) = inner.barriers.peer(slot) {
+        cell.set_pid(0);
+        cell.set_state(peer_state::REGISTERED);
+    }
+    clear_modex(inner, slot);
+    inner
+        .store
+        .lock()
+        .update(|t| {
+            t.insert(
+                proc.nspace.as_str(),
+                proc.rank.0,
+                keys::SLOT,
+                codec::encode_value(&Value::Uint32(slot)),
+            );
+        })
+        .map_err(Error::from)?;
+    Ok(())
+}
+
+/// Empties a slot's modex store (a previous occupant's card must not leak).
+fn clear_modex(inner: &Inner, slot: u32) {
+    if let Ok(mut w) = inner.segment.store_writer(RegionKind::MODEX, slot) {
+        if w.generation() > 0 {
+            let _ = w.publish(pmix_shm::TableBuilder::new());
+        }
+    }
+}
+
+pub(crate) fn deregister_client(inner: &Inner, proc: &Proc) -> Result<()> {
+    let rec = {
+        let mut st = inner.state.lock();
+        let rec = st.clients.remove(proc).ok_or_else(|| {
+            Error::with_context(Status::ERR_NOT_FOUND, format!("{proc:?} is not registered"))
+        })?;
+        st.modex_readers.remove(&rec.slot);
+        st.free_slot(rec.slot);
+        rec
+    };
+    if let Some(conn) = &rec.conn {
+        conn.close();
+    }
+    if let Some(cell) = inner.barriers.peer(rec.slot) {
+        cell.set_state(peer_state::FREE);
+    }
+    inner
+        .store
+        .lock()
+        .update(|t| {
+            t.remove(proc.nspace.as_str(), proc.rank.0, keys::SLOT);
+        })
+        .map_err(Error::from)?;
+    Ok(())
+}
+
+/// The committed entries of the local client `proc` visible to readers on
+/// other nodes (`remote == true`: scopes REMOTE and GLOBAL) or on this node.
+pub(crate) fn committed(inner: &Inner, proc: &Proc, remote: bool) -> Result<Vec<Info>> {
+    let mut st = inner.state.lock();
+    let slot = st.clients.get(proc).map(|c| c.slot).ok_or_else(|| {
+        Error::with_context(Status::ERR_NOT_FOUND, format!("{proc:?} is not local"))
+    })?;
+    let reader = match st.modex_readers.entry(slot) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => e.insert(
+            inner
+                .segment
+                .store_reader(RegionKind::MODEX, slot)
+                .map_err(Error::from)?,
+        ),
+    };
+    let table = reader
+        .pin()
+        .map_err(|_| Error::with_context(Status::ERR_NOT_FOUND, "modex store not readable"));
+    let mut out = Vec::new();
+    if let Ok(table) = table {
+        for (k, bytes) in table.keys_for(proc.nspace.as_str(), proc.rank.0) {
+            let Ok((scope, value)) = proto::decode_modex_value(bytes) else {
+                continue;
+            };
+            let visible = if remote {
+                scope != Scope::LOCAL
+            } else {
+                scope != Scope::REMOTE
+            };
+            if visible {
+                out.push(Info::new(k, value)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One modex blob holding the remote-visible data of `procs` (local ones).
+pub(crate) fn node_blob(inner: &Inner, procs: &[Proc]) -> Result<Vec<u8>> {
+    let mut entries = Vec::with_capacity(procs.len());
+    for p in procs {
+        entries.push((p.clone(), committed(inner, p, true)?));
+    }
+    blob::encode_modex(&entries)
+}
+
+/// Stores remote procs' data from a concatenation of modex blobs into the
+/// job store (local procs' entries are skipped: their stores are current).
+pub(crate) fn import_blobs(inner: &Inner, bytes: &[u8]) -> Result<()> {
+    let entries = blob::decode_modex_all(bytes)?;
+    let remote: Vec<_> = {
+        let st = inner.state.lock();
+        entries
+            .into_iter()
+            .filter(|(p, _)| !st.clients.contains_key(p))
+            .collect()
+    };
+    if remote.is_empty() {
+        return Ok(());
+    }
+    inner
+        .store
+        .lock()
+        .update(|t| {
+            for (p, infos) in &remote {
+                for i in infos {
+                    t.insert(
+                        p.nspace.as_str(),
+                        p.rank.0,
+                        i.key.as_str(),
+                        codec::encode_value(&i.value),
+                    );
+                }
+            }
+        })
+        .map_err(Error::from)?;
+    Ok(())
+}
+
+/// A value from the job store, as the server sees it.
+pub(crate) fn job_value(inner: &Inner, proc: &Proc, key: &str) -> Option<Value> {
+    let store = inner.store.lock();
+    let bytes = store.table().get(proc.nspace.as_str(), proc.rank.0, key)?;
+    codec::decode_value(bytes).ok()
+}
+
+/// Writes a socket-committed card into the client's modex store.
+pub(crate) fn socket_commit(
+    inner: &Inner,
+    proc: &Proc,
+    entries: &[(String, u8, Value)],
+) -> Result<()> {
+    let slot = inner
+        .state
+        .lock()
+        .clients
+        .get(proc)
+        .map(|c| c.slot)
+        .ok_or_else(|| Error::with_context(Status::ERR_NOT_FOUND, "not registered"))?;
+    let mut w = inner
+        .segment
+        .store_writer(RegionKind::MODEX, slot)
+        .map_err(Error::from)?;
+    // Keep what earlier commits wrote: start from the current table.
+    let mut table = pmix_shm::TableBuilder::new();
+    if let Ok(r) = inner.segment.store_reader(RegionKind::MODEX, slot) {
+        if let Ok(pinned) = r.pin() {
+            for (k, v) in pinned.keys_for(proc.nspace.as_str(), proc.rank.0) {
+                table.insert(proc.nspace.as_str(), proc.rank.0, k, v.to_vec());
+            }
+        }
+    }
+    for (k, scope, v) in entries {
+        if k.starts_with("pmix.") {
+            return Err(bad(format!("reserved key {k} cannot be put")));
+        }
+        table.insert(
+            proc.nspace.as_str(),
+            proc.rank.0,
+            k,
+            proto::encode_modex_value(Scope(*scope), v),
+        );
+    }
+    w.publish(table).map_err(Error::from)?;
+    Ok(())
+}

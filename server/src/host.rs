@@ -1,0 +1,149 @@
+//! The [`Host`] trait: the server's up-calls into the resource manager.
+//!
+//! Every up-call that can take time completes through a [`Completion`] the
+//! host may call from any thread, inline or later, exactly once. The server
+//! never holds its own locks while calling the host, so a host may call back
+//! into the [`Server`](crate::Server) from inside an up-call.
+//!
+//! The defaults answer `PMIX_ERR_NOT_SUPPORTED` (or succeed, for the pure
+//! notifications `client_connected` / `client_finalized`), so a host
+//! implements only what it offers.
+
+use pmix_core::{Error, Info, Proc, Result, Status};
+
+/// A one-shot completion callback for an up-call.
+pub type Completion<T> = Box<dyn FnOnce(Result<T>) + Send + 'static>;
+
+fn not_supported<T>(done: Completion<T>, what: &str) {
+    done(Err(Error::with_context(
+        Status::ERR_NOT_SUPPORTED,
+        format!("the host does not support {what}"),
+    )));
+}
+
+/// Up-calls from the server into its host resource manager.
+pub trait Host: Send + Sync + 'static {
+    /// A registered client completed the handshake. An error refuses it.
+    fn client_connected(&self, proc: &Proc, done: Completion<()>) {
+        let _ = proc;
+        done(Ok(()));
+    }
+
+    /// A client called `finalize`; the client stays blocked until `done`.
+    fn client_finalized(&self, proc: &Proc, done: Completion<()>) {
+        let _ = proc;
+        done(Ok(()));
+    }
+
+    /// A client asked to abort `procs` (empty: its whole namespace).
+    fn abort(
+        &self,
+        proc: &Proc,
+        status: Status,
+        message: &str,
+        procs: &[Proc],
+        done: Completion<()>,
+    ) {
+        let _ = (proc, status, message, procs);
+        not_supported(done, "abort");
+    }
+
+    /// The cross-node part of a fence: every local participant arrived.
+    /// `data` is this node's self-delimiting, concatenable blob (empty when
+    /// data is not collected); `done` receives the concatenation of every
+    /// node's blob, in any order.
+    fn fence_nb(&self, procs: &[Proc], info: &[Info], data: Vec<u8>, done: Completion<Vec<u8>>) {
+        let _ = (procs, info, data);
+        not_supported(done, "fence across nodes");
+    }
+
+    /// Direct modex: fetch a remote proc's committed data (a blob as made by
+    /// [`Server::dmodex_request`](crate::Server::dmodex_request) on the
+    /// proc's node). `info` carries `PMIX_REQUIRED_KEY` when one key is
+    /// wanted.
+    fn direct_modex(&self, proc: &Proc, info: &[Info], done: Completion<Vec<u8>>) {
+        let _ = (proc, info);
+        not_supported(done, "direct modex");
+    }
+
+    /// Publish data (later issue).
+    fn publish(&self, proc: &Proc, info: &[Info], done: Completion<()>) {
+        let _ = (proc, info);
+        not_supported(done, "publish");
+    }
+
+    /// Spawn applications (later issue); `done` gets the new namespace.
+    fn spawn(&self, proc: &Proc, job_info: &[Info], done: Completion<String>) {
+        let _ = (proc, job_info);
+        not_supported(done, "spawn");
+    }
+
+    /// Connect procs (later issue).
+    fn connect(&self, procs: &[Proc], info: &[Info], done: Completion<()>) {
+        let _ = (procs, info);
+        not_supported(done, "connect");
+    }
+
+    /// Disconnect procs (later issue).
+    fn disconnect(&self, procs: &[Proc], info: &[Info], done: Completion<()>) {
+        let _ = (procs, info);
+        not_supported(done, "disconnect");
+    }
+
+    /// Relay an event beyond this node (later issue).
+    fn notify_event(
+        &self,
+        status: Status,
+        source: &Proc,
+        range: pmix_core::DataRange,
+        info: &[Info],
+        done: Completion<()>,
+    ) {
+        let _ = (status, source, range, info);
+        not_supported(done, "notify_event");
+    }
+
+    /// Answer queries (later issue).
+    fn query(&self, proc: &Proc, queries: &[pmix_core::Query], done: Completion<Vec<Info>>) {
+        let _ = (proc, queries);
+        not_supported(done, "query");
+    }
+
+    /// Log data (later issue).
+    fn log(&self, proc: &Proc, data: &[Info], directives: &[Info], done: Completion<()>) {
+        let _ = (proc, data, directives);
+        not_supported(done, "log");
+    }
+
+    /// Job control (later issue).
+    fn job_control(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        directives: &[Info],
+        done: Completion<()>,
+    ) {
+        let _ = (proc, targets, directives);
+        not_supported(done, "job_control");
+    }
+
+    /// Group operations (later issue).
+    fn group(
+        &self,
+        op: u8,
+        group: &str,
+        procs: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) {
+        let _ = (op, group, procs, directives);
+        not_supported(done, "group operations");
+    }
+}
+
+/// A host that offers nothing beyond the defaults (a single node whose
+/// fences never leave it).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NullHost;
+
+impl Host for NullHost {}
