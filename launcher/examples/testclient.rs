@@ -81,6 +81,7 @@ fn main() {
                 c.protocol_version()
             );
         }
+        "remote" => remote(&c, &me, &peer),
         "version" => println!(
             "version {} caps {:#x}",
             c.protocol_version(),
@@ -261,4 +262,40 @@ fn late(c: &Client, me: &Proc, peer: &dyn Fn(u32) -> Proc) {
     }
     c.fence(&[], &[])
         .unwrap_or_else(|e| fail(format!("fence: {e}")));
+}
+
+/// Ranks 0 and 1 are local, rank 2 lives on a "remote node" the test's host
+/// simulates: its card arrives through the host's fence, and one more key
+/// through direct modex.
+fn remote(c: &Client, me: &Proc, peer: &dyn Fn(u32) -> Proc) {
+    c.put(
+        Scope::GLOBAL,
+        "test.card",
+        Value::ByteObject(card(me.rank.0)),
+    )
+    .unwrap();
+    c.put(Scope::LOCAL, "test.local", Value::Uint32(1)).unwrap();
+    c.put(Scope::REMOTE, "test.remote", Value::Uint32(2))
+        .unwrap();
+    c.commit().unwrap();
+    let collect = [Info::new(attrs::COLLECT_DATA, Value::Bool(true)).unwrap()];
+    c.fence(&[], &collect)
+        .unwrap_or_else(|e| fail(format!("fence: {e}")));
+    match c.get(&peer(2), "test.card", &[]) {
+        Ok(Value::ByteObject(b)) if b == card(2) => {}
+        other => fail(format!("remote card: {other:?}")),
+    }
+    println!("ok remote card");
+    match c.get(&peer(2), "test.sparse", &[]) {
+        Ok(Value::Uint32(77)) => {}
+        other => fail(format!("direct modex: {other:?}")),
+    }
+    println!("ok direct modex");
+    let optional = [Info::new(attrs::OPTIONAL, Value::Bool(true)).unwrap()];
+    match c.get(&peer(2), "test.none", &optional) {
+        Err(e) if e.status() == Status::ERR_NOT_FOUND => {}
+        other => fail(format!("optional remote miss: {other:?}")),
+    }
+    c.fence(&[peer(0), peer(1)], &[])
+        .unwrap_or_else(|e| fail(format!("local subset fence: {e}")));
 }

@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pmix_client::{Client, ClientConfig};
+use pmix_core::codec::blob;
 use pmix_core::proto::{caps, msg};
-use pmix_core::{Nspace, Proc, Rank, Status};
+use pmix_core::{attrs, Info, Nspace, Proc, Rank, Status, Value};
 use pmix_server::{Completion, Host, Server, ServerConfig, SingleNodeJob};
 
 #[derive(Default)]
@@ -19,6 +20,19 @@ struct TestHost {
     connected: Mutex<Vec<Proc>>,
     finalized: Mutex<Vec<Proc>>,
     aborted: Mutex<Vec<(Proc, Status)>>,
+    /// Simulates a second node holding this proc: fences that span nodes
+    /// add its card, direct modex answers for it.
+    remote: Mutex<Option<Proc>>,
+    /// What the server handed to `fence_nb`: (procs, entries of the blob).
+    fences: Mutex<Vec<(Vec<Proc>, Vec<blob::ModexEntry>)>>,
+}
+
+fn remote_card(p: &Proc) -> Vec<blob::ModexEntry> {
+    let card: Vec<u8> = (0..64u32).map(|i| (i * 7 + p.rank.0) as u8).collect();
+    vec![(
+        p.clone(),
+        vec![Info::new("test.card", Value::ByteObject(card)).unwrap()],
+    )]
 }
 
 impl Host for TestHost {
@@ -33,6 +47,32 @@ impl Host for TestHost {
     fn abort(&self, proc: &Proc, status: Status, _m: &str, _p: &[Proc], done: Completion<()>) {
         self.aborted.lock().unwrap().push((proc.clone(), status));
         done(Ok(()));
+    }
+    fn fence_nb(&self, procs: &[Proc], _info: &[Info], data: Vec<u8>, done: Completion<Vec<u8>>) {
+        let Some(remote) = self.remote.lock().unwrap().clone() else {
+            return done(Err(pmix_core::Error::new(Status::ERR_NOT_SUPPORTED)));
+        };
+        let local = blob::decode_modex_all(&data).unwrap();
+        self.fences.lock().unwrap().push((procs.to_vec(), local));
+        // The "other node's" blob, concatenated after ours, from another
+        // thread as a real RM would.
+        std::thread::spawn(move || {
+            let mut all = data;
+            all.extend(blob::encode_modex(&remote_card(&remote)).unwrap());
+            done(Ok(all));
+        });
+    }
+    fn direct_modex(&self, proc: &Proc, info: &[Info], done: Completion<Vec<u8>>) {
+        let remote = self.remote.lock().unwrap().clone();
+        if remote.as_ref() != Some(proc) {
+            return done(Err(pmix_core::Error::new(Status::ERR_NOT_FOUND)));
+        }
+        let asked = pmix_core::info::find(info, pmix_core::attrs::REQUIRED_KEY).is_some();
+        let entries = vec![(
+            proc.clone(),
+            vec![Info::new("test.sparse", Value::Uint32(if asked { 77 } else { 0 })).unwrap()],
+        )];
+        done(Ok(blob::encode_modex(&entries).unwrap()));
     }
 }
 
@@ -336,4 +376,81 @@ fn future_client_is_served_at_the_server_version() {
     let t = text(&outs[0]);
     assert!(t.contains("version 2 "), "{t}");
     assert!(outs[0].status.success(), "{t}");
+}
+
+#[test]
+fn fences_spanning_nodes_go_through_the_host_and_remote_data_arrives() {
+    let (server, host) = server("remote");
+    let ns = Nspace::new("job-remote").unwrap();
+    *host.remote.lock().unwrap() = Some(Proc::from_parts(ns.clone(), Rank(2)));
+    let (uid, gid) = ids();
+    for r in 0..2 {
+        server
+            .register_client(&Proc::from_parts(ns.clone(), Rank(r)), uid, gid)
+            .unwrap();
+    }
+    // A 3-rank job with ranks 0 and 1 on this node.
+    let mut infos = SingleNodeJob::new(ns.clone(), 3, "testnode")
+        .infos()
+        .unwrap();
+    infos.retain(|i| i.key.as_str() != attrs::LOCAL_SIZE);
+    infos.push(Info::new(attrs::LOCAL_SIZE, Value::Uint32(2)).unwrap());
+    server.register_nspace(&ns, 2, &infos).unwrap();
+    let j = Job { server, host, ns };
+    let outs = wait_all(spawn(&j, 0..2, "remote", &[]), Duration::from_secs(60));
+    assert_all_ok(&outs);
+    let fences = j.host.fences.lock().unwrap();
+    // One host fence for the whole-namespace fence; the local-only subset
+    // fence never reached the host.
+    assert_eq!(
+        fences.len(),
+        1,
+        "{:?}",
+        fences.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    let (procs, entries) = &fences[0];
+    assert_eq!(procs, &vec![Proc::from_parts(j.ns.clone(), Rank::WILDCARD)]);
+    assert_eq!(entries.len(), 2);
+    for (_, infos) in entries {
+        let keys: Vec<&str> = infos.iter().map(|i| i.key.as_str()).collect();
+        assert!(
+            keys.contains(&"test.card") && keys.contains(&"test.remote"),
+            "{keys:?}"
+        );
+        assert!(
+            !keys.contains(&"test.local"),
+            "LOCAL scope left the node: {keys:?}"
+        );
+    }
+}
+
+fn pmixrun(args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixrun"));
+    cmd.args(["--timeout", "60"]).args(args);
+    cmd.output().unwrap()
+}
+
+#[test]
+fn pmixrun_runs_a_pmix_job_and_reports_abort_and_missing_finalize() {
+    let tc = testclient();
+    let tc = tc.to_str().unwrap();
+    let o = pmixrun(&["-n", "4", tc, "wireup"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(text(&o).matches("ok done").count(), 4, "{}", text(&o));
+
+    let o = pmixrun(&["-n", "2", tc, "abort"]);
+    assert_eq!(o.status.code(), Some(7), "{}", text(&o));
+    assert!(
+        text(&o).contains("called abort with status 7"),
+        "{}",
+        text(&o)
+    );
+
+    let o = pmixrun(&["-n", "2", tc, "no_finalize"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("without calling finalize"),
+        "{}",
+        text(&o)
+    );
 }
