@@ -7,6 +7,7 @@ use pmix_core::proto::{self, caps, keys, peer_state, Request};
 use pmix_core::{attrs, Error, Info, Key, Proc, Rank, Result, Scope, Status, Value};
 use pmix_shm::layout::RegionKind;
 use pmix_shm::store::StoreReader;
+use pmix_shm::sync::Ordering;
 use pmix_shm::TableBuilder;
 
 use crate::{deadline_from, flag, Inner, PutEntry};
@@ -156,14 +157,23 @@ fn rank_name(r: Rank) -> String {
 }
 
 pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Result<Value> {
-    let k = Key::new_data_key(key)?;
-    let optional = flag(info, attrs::OPTIONAL);
-    let immediate = flag(info, attrs::IMMEDIATE);
-    let refresh = flag(info, attrs::GET_REFRESH_CACHE);
-    let deadline = deadline_from(info)?;
+    pmix_core::proc::check_data_key(key)?;
+    let reserved = pmix_core::proc::is_reserved_key(key);
+    let (optional, immediate, refresh, deadline) = if info.is_empty() {
+        (false, false, false, None)
+    } else {
+        (
+            flag(info, attrs::OPTIONAL),
+            flag(info, attrs::IMMEDIATE),
+            flag(info, attrs::GET_REFRESH_CACHE),
+            deadline_from(info)?,
+        )
+    };
     let ns = proc.nspace.as_str();
 
-    if !refresh {
+    // ORDERING: Relaxed — a hint that skips the lock when nothing was ever
+    // stored; the lock orders the contents.
+    if !refresh && inner.has_internal.load(Ordering::Relaxed) {
         if let Some(v) = inner
             .internal
             .lock()
@@ -174,20 +184,20 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
             return Ok(v);
         }
     }
-    // Own data, committed or not.
-    if proc == &inner.me
-        || (proc.rank == Rank::UNDEF && proc.nspace == inner.me.nspace && !k.is_reserved())
+    // Own data, committed or not (reserved keys are never put).
+    if !reserved
+        && (proc == &inner.me || (proc.rank == Rank::UNDEF && proc.nspace == inner.me.nspace))
     {
         if let Some(p) = inner.puts.lock().iter().find(|p| p.key == key) {
             return Ok(p.value.clone());
         }
     }
     let rank = proc.rank;
-    if rank == Rank::WILDCARD || (rank == Rank::UNDEF && k.is_reserved()) {
+    if rank == Rank::WILDCARD || (rank == Rank::UNDEF && reserved) {
         if let Some(v) = job(inner, ns, Rank::WILDCARD.0, key) {
             return Ok(v);
         }
-        return server_or_not_found(inner, proc, key, info, optional, deadline, true);
+        return server_or_not_found(inner, proc, key, info, optional, deadline, refresh);
     }
     if rank == Rank::UNDEF {
         return get_any_rank(inner, proc, key, info, optional, deadline);
@@ -198,19 +208,32 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
             format!("get: rank {} is not valid here", rank.0),
         ));
     }
-    if let Some(v) = job(inner, ns, rank.0, key) {
-        return Ok(v);
-    }
-    if k.is_reserved() {
+    if reserved {
         // Reserved keys: a proc-level miss falls back to the job level.
-        if let Some(v) = job(inner, ns, Rank::WILDCARD.0, key) {
+        let found = inner.job.pin().ok().and_then(|t| {
+            t.get(ns, rank.0, key)
+                .or_else(|| t.get(ns, Rank::WILDCARD.0, key))
+                .and_then(decode)
+        });
+        if let Some(v) = found {
             return Ok(v);
         }
         return server_or_not_found(inner, proc, key, info, optional, deadline, refresh);
     }
-    let Some(slot) = slot_of(inner, proc) else {
-        // Not a local proc: its data comes from the server (remote cards
-        // after a collecting fence are in the job store, checked above).
+    // One pin of the job table: the proc's slot if it is local, else its
+    // value (remote cards land in the job store).
+    let (slot, value) = match inner.job.pin() {
+        Ok(t) => match t.get(ns, rank.0, keys::SLOT).and_then(decode) {
+            Some(Value::Uint32(s)) => (Some(s), None),
+            _ => (None, t.get(ns, rank.0, key).and_then(decode)),
+        },
+        Err(_) => (None, None),
+    };
+    if let Some(v) = value {
+        return Ok(v);
+    }
+    let Some(slot) = slot else {
+        // Not a local proc: its data comes from the server.
         if optional {
             return Err(not_found(proc, key, ""));
         }

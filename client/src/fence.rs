@@ -90,9 +90,8 @@ pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> 
         // Committed data is already in shared memory: the barrier alone
         // makes every participant's card visible.
         let parties = b.parties();
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Spin only when every participant can run at once.
-        let spin = if (parties as usize) <= cpus {
+        let spin = if (parties as usize) <= inner.cpus {
             Duration::from_micros(50)
         } else {
             Duration::ZERO

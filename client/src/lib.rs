@@ -29,6 +29,7 @@ use pmix_shm::barrier::BarrierTable;
 use pmix_shm::layout::RegionKind;
 use pmix_shm::segment::Segment;
 use pmix_shm::store::{StoreReader, StoreWriter};
+use pmix_shm::sync::{AtomicBool, Ordering};
 
 /// How a client connects (normally from the environment, see
 /// [`ClientConfig::from_env`]).
@@ -127,6 +128,11 @@ pub(crate) struct Inner {
     pub(crate) puts: Mutex<Vec<PutEntry>>,
     /// Values stored with `store_internal` (this process only).
     pub(crate) internal: Mutex<Vec<(Proc, String, Value)>>,
+    /// Whether `internal` ever held anything.
+    pub(crate) has_internal: AtomicBool,
+    /// CPUs this process may run on (fences spin only when every
+    /// participant can run at once); looked up once, it costs syscalls.
+    pub(crate) cpus: usize,
     pub(crate) finalized: Mutex<bool>,
 }
 
@@ -262,6 +268,8 @@ impl Client {
                 peers,
                 puts: Mutex::new(Vec::new()),
                 internal: Mutex::new(Vec::new()),
+                has_internal: AtomicBool::new(false),
+                cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
                 finalized: Mutex::new(false),
             }),
         })
@@ -373,6 +381,8 @@ impl Client {
         let mut c = self.inner.internal.lock();
         c.retain(|(p, k, _)| !(p == proc && k == key));
         c.push((proc.clone(), key.to_owned(), value));
+        // ORDERING: Relaxed — see `data::get`; the lock orders the contents.
+        self.inner.has_internal.store(true, Ordering::Relaxed);
         Ok(())
     }
 

@@ -131,7 +131,7 @@ impl Key {
     /// `PMIX_ERR_BAD_PARAM` when empty, too long or containing a NUL.
     pub fn new_data_key(s: impl AsRef<str>) -> Result<Self> {
         let s = s.as_ref();
-        check_name("key", s, MAX_KEYLEN, false)?;
+        check_data_key(s)?;
         Ok(Key(Arc::from(s)))
     }
 
@@ -148,8 +148,22 @@ impl Key {
     /// `true` for keys in the reserved `pmix.` prefix, which user `put`
     /// calls may not use.
     pub fn is_reserved(&self) -> bool {
-        self.0.starts_with("pmix")
+        is_reserved_key(&self.0)
     }
+}
+
+/// Checks a key for a data operation (`put`, `get`) without building a
+/// [`Key`]: the rules of [`Key::new_data_key`].
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` when empty, too long or containing a NUL.
+pub fn check_data_key(s: &str) -> Result<()> {
+    check_name("key", s, MAX_KEYLEN, false)
+}
+
+/// `true` for keys in the reserved `pmix` prefix (see [`Key::is_reserved`]).
+pub fn is_reserved_key(s: &str) -> bool {
+    s.starts_with("pmix")
 }
 
 impl fmt::Display for Key {

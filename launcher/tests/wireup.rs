@@ -454,3 +454,43 @@ fn pmixrun_runs_a_pmix_job_and_reports_abort_and_missing_finalize() {
         text(&o)
     );
 }
+
+#[test]
+fn a_fence_over_two_namespaces_completes() {
+    let (server, host) = server("twons");
+    let a = Nspace::new("job-twons-a").unwrap();
+    let b = Nspace::new("job-twons-b").unwrap();
+    register(&server, &a, 1);
+    register(&server, &b, 1);
+    let ja = Job {
+        server,
+        host,
+        ns: a.clone(),
+    };
+    let mut children = spawn(
+        &ja,
+        0..1,
+        "two_nspaces",
+        &[("OTHER_NSPACE", b.as_str().to_string())],
+    );
+    let jb = Job {
+        server: ja.server,
+        host: ja.host,
+        ns: b,
+    };
+    children.extend(spawn(
+        &jb,
+        0..1,
+        "two_nspaces",
+        &[("OTHER_NSPACE", a.as_str().to_string())],
+    ));
+    let outs = wait_all(children, Duration::from_secs(30));
+    for o in &outs {
+        assert!(
+            text(o).contains("two-namespace fence: Ok(())"),
+            "{}",
+            text(o)
+        );
+        assert!(o.status.success(), "{}", text(o));
+    }
+}

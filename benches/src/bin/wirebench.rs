@@ -1,0 +1,1022 @@
+//! `wirebench`: the cross-process wire-up harness, measuring what the PMIx
+//! anchors (`anchors/get_lat.c`, `anchors/fence_lat.c`, `anchors/run.sh`)
+//! measure on OpenPMIx, the same way, so the two tables compare row by row.
+//!
+//! One binary, two roles. The parent embeds a [`Server`] (one per
+//! experiment, a fresh namespace each time, [`NullHost`]), registers `np`
+//! clients with its own uid/gid, and spawns `np` copies of itself as
+//! `wirebench client <experiment> <args>` with the `setup_fork`
+//! environment. Rank 0 prints `RESULT <name> <value>` lines; the parent
+//! waits for every rank (120 s deadline: the job is killed and the row
+//! reports FAIL) and keeps one set of results per repetition.
+//!
+//! - `get` (np = 2, as `get_lat.c`): rank 0's Init and Finalize time; Get
+//!   of `JOB_SIZE@WILDCARD`, `LOCAL_RANK@self`, and (after every rank put a
+//!   64-byte key, committed and ran a collecting fence) the peer's key:
+//!   100 untimed, checked Gets, then 100k Gets timed in batches of 100;
+//!   ns/op is the median batch (p10/p90 over batches in the notes). Only
+//!   rank 0 measures; the peer waits in a fence meanwhile.
+//! - `fence` (np = 2, 4, 8, 16, as `fence_lat.c`): each iteration puts and
+//!   commits a new 1 KiB blob (untimed) and times a `PMIX_COLLECT_DATA`
+//!   fence; then a sync-only fence (no info) is timed. 20 warm-up + 200
+//!   timed iterations each; the row is rank 0's median iteration, and the
+//!   notes give the largest per-rank median (gathered afterwards with
+//!   put/commit/fence/get, as `gather_doubles` does).
+//! - `pmixrun -n 8 examples/bcard` and `pmixrun -n 8 /bin/true`: whole-job
+//!   wall time, 2 warm-up + 10 timed launches, median (hyperfine's `-w 2
+//!   -r 10` in `run.sh`).
+//! - The machine's own limits, in the same run: a one-byte pipe ping-pong
+//!   between this process and a sleeping child (RTT/2: the cost of one
+//!   wake-up, the floor of a sleeping fence), and spawning + reaping 8
+//!   `/bin/true` directly (the floor of the `pmixrun` rows).
+//!
+//! Every experiment runs `--reps` times (default 3, interleaved); the table
+//! shows the median, min and max of the per-run figures, like `run.sh`.
+//! The notes quote the OpenPMIx 4.2.2 reference table in
+//! `anchors/README.md` (same kind of 2-vCPU machine). No process is
+//! pinned. The header gives the load average before and after: on a
+//! shared machine, rerun when it is quiet. A note says when `pmixrun` or
+//! `bcard` is older than the workspace sources.
+//!
+//! ```text
+//! cargo build --release -p pmix-launcher --bins --examples   # pmixrun rows
+//! cargo build --release -p pmix-benches --bin wirebench
+//! target/release/wirebench             # everything (a few seconds)
+//! target/release/wirebench --quick     # smoke run: fewer iterations, np 2 and 4
+//! target/release/wirebench --reps 5
+//! ```
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use pmix_client::Client;
+use pmix_core::{attrs, Info, Nspace, Proc, Rank, Scope, Value};
+use pmix_server::{NullHost, Server, ServerConfig, SingleNodeJob};
+
+/// How long one job (all its ranks) may take before it is killed.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let r = match args.first().map(String::as_str) {
+        Some("client") => client_role(&args[1..]),
+        Some("pipe") => pipe_role(),
+        _ => parse_opts(&args).and_then(|o| run_all(&o)),
+    };
+    if let Err(e) = r {
+        eprintln!("wirebench: {e}");
+        std::process::exit(1);
+    }
+}
+
+struct Opts {
+    quick: bool,
+    reps: usize,
+}
+
+fn parse_opts(args: &[String]) -> Result<Opts, String> {
+    let mut quick = false;
+    let mut reps = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--reps" => {
+                let n = it.next().and_then(|s| s.parse::<usize>().ok());
+                reps = Some(
+                    n.filter(|&n| n > 0)
+                        .ok_or("--reps needs a positive number")?,
+                );
+            }
+            other => return Err(format!("unknown argument {other:?}; see the source header")),
+        }
+    }
+    Ok(Opts {
+        quick,
+        reps: reps.unwrap_or(if quick { 1 } else { 3 }),
+    })
+}
+
+// ------------------------------------------------------------ statistics --
+
+/// `stats_of` in `anchors/common.h`: median (mean of the middle two for an
+/// even count), p10 and p90 at index `floor(q * (n - 1))`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stats {
+    med: f64,
+    p10: f64,
+    p90: f64,
+}
+
+fn stats_of(v: &[f64]) -> Stats {
+    if v.is_empty() {
+        return Stats::default();
+    }
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let med = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    };
+    let at = |q: f64| v[(q * (n - 1) as f64) as usize];
+    Stats {
+        med,
+        p10: at(0.10),
+        p90: at(0.90),
+    }
+}
+
+// ---------------------------------------------------------------- parent --
+
+/// What one child sent back: a stdout line, or the end of its stdout.
+enum Msg {
+    Line(usize, String),
+    Eof,
+}
+
+/// Spawned processes whose stdout is drained by one thread each, so the
+/// parent sleeps in `recv_timeout` instead of polling.
+struct Job {
+    children: Vec<Child>,
+    rx: mpsc::Receiver<Msg>,
+    tx: mpsc::Sender<Msg>,
+}
+
+impl Job {
+    fn new() -> Job {
+        let (tx, rx) = mpsc::channel();
+        Job {
+            children: Vec::new(),
+            rx,
+            tx,
+        }
+    }
+
+    fn spawn(&mut self, mut cmd: Command) -> Result<(), String> {
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = cmd.spawn().map_err(|e| format!("spawn: {e}"))?;
+        let out = child.stdout.take().ok_or("no stdout pipe")?;
+        let id = self.children.len();
+        self.children.push(child);
+        let tx = self.tx.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(Msg::Line(id, line));
+            }
+            let _ = tx.send(Msg::Eof);
+        });
+        Ok(())
+    }
+
+    /// Waits until every child closed its stdout and exited; returns the
+    /// lines of child 0 and every exit status. Past the deadline, kills
+    /// them all.
+    fn finish(mut self, deadline: Instant) -> Result<(Vec<String>, Vec<ExitStatus>), String> {
+        let mut open = self.children.len();
+        let mut lines = Vec::new();
+        while open > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(Msg::Line(0, l)) => lines.push(l),
+                Ok(Msg::Line(id, l)) => println!("  [rank {id}] {l}"),
+                Ok(Msg::Eof) => open -= 1,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "timed out after {:?}: {open} of {} processes still running (killed)",
+                        DEADLINE,
+                        self.children.len()
+                    ));
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let mut st = Vec::new();
+        for c in &mut self.children {
+            st.push(c.wait().map_err(|e| e.to_string())?);
+        }
+        self.children.clear();
+        Ok((lines, st))
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// `RESULT <name> <value>` lines into a map.
+fn parse_results(lines: &[String]) -> HashMap<String, f64> {
+    let mut m = HashMap::new();
+    for l in lines {
+        let mut it = l.split_whitespace();
+        if it.next() != Some("RESULT") {
+            println!("  [rank 0] {l}");
+            continue;
+        }
+        if let (Some(k), Some(v)) = (it.next(), it.next().and_then(|v| v.parse().ok())) {
+            m.insert(k.to_owned(), v);
+        }
+    }
+    m
+}
+
+fn ids() -> Result<(u32, u32), String> {
+    let m = std::fs::metadata("/proc/self").map_err(|e| format!("/proc/self: {e}"))?;
+    Ok((m.uid(), m.gid()))
+}
+
+/// One PMIx job of `np` copies of this binary running `client <args>`,
+/// under a fresh server and namespace; returns rank 0's results.
+fn pmix_job(seq: u32, np: u32, args: &[String]) -> Result<HashMap<String, f64>, String> {
+    let err = |e: pmix_core::Error| e.to_string();
+    let pid = std::process::id();
+    let srv_ns = Nspace::new(format!("wirebench-srv-{pid}-{seq}")).map_err(err)?;
+    let ns = Nspace::new(format!("wirebench-{pid}-{seq}")).map_err(err)?;
+    let mut cfg = ServerConfig::new(srv_ns);
+    cfg.max_clients = np;
+    cfg.log = false;
+    let server = Server::init(cfg, Arc::new(NullHost)).map_err(err)?;
+    let (uid, gid) = ids()?;
+    let procs: Vec<Proc> = (0..np)
+        .map(|r| Proc::from_parts(ns.clone(), Rank(r)))
+        .collect();
+    for p in &procs {
+        server.register_client(p, uid, gid).map_err(err)?;
+    }
+    let infos = SingleNodeJob::new(ns.clone(), np, pmix_server::hostname())
+        .infos()
+        .map_err(err)?;
+    server.register_nspace(&ns, np, &infos).map_err(err)?;
+
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + DEADLINE;
+    let mut job = Job::new();
+    for p in &procs {
+        let mut cmd = Command::new(&exe);
+        cmd.arg("client")
+            .args(args)
+            .envs(server.setup_fork(p).map_err(err)?);
+        job.spawn(cmd)?;
+    }
+    let (lines, status) = job.finish(deadline)?;
+    server.finalize();
+    if let Some((r, st)) = status.iter().enumerate().find(|(_, s)| !s.success()) {
+        return Err(format!("rank {r} exited with {st}"));
+    }
+    let m = parse_results(&lines);
+    if m.is_empty() {
+        return Err("rank 0 printed no RESULT".into());
+    }
+    Ok(m)
+}
+
+/// Wall time of `prog args` from spawn to reaped, in ms, after checking it
+/// succeeded (and, with `want`, printed a line containing it).
+fn wall_once(prog: &Path, args: &[String], want: Option<&str>) -> Result<f64, String> {
+    let mut cmd = Command::new(prog);
+    cmd.args(args);
+    let t0 = Instant::now();
+    let mut job = Job::new();
+    job.spawn(cmd)?;
+    let (lines, st) = job.finish(t0 + DEADLINE)?;
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    if !st[0].success() {
+        return Err(format!("{} exited with {}", prog.display(), st[0]));
+    }
+    if let Some(w) = want {
+        if !lines.iter().any(|l| l.contains(w)) {
+            return Err(format!(
+                "{}: no line with {w:?} in {lines:?}",
+                prog.display()
+            ));
+        }
+    }
+    Ok(ms)
+}
+
+/// `warm` untimed then `runs` timed launches; the median in ms.
+fn wall_median(
+    prog: &Path,
+    args: &[String],
+    want: Option<&str>,
+    warm: usize,
+    runs: usize,
+) -> Result<HashMap<String, f64>, String> {
+    for _ in 0..warm {
+        wall_once(prog, args, want)?;
+    }
+    let mut v = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        v.push(wall_once(prog, args, want)?);
+    }
+    Ok(HashMap::from([("med_ms".to_owned(), stats_of(&v).med)]))
+}
+
+/// Limit: spawn `n` `/bin/true` at once, reap them all; median ms.
+fn spawn_true_median(n: usize, warm: usize, runs: usize) -> Result<HashMap<String, f64>, String> {
+    let once = || -> Result<f64, String> {
+        let t0 = Instant::now();
+        let mut cs = Vec::with_capacity(n);
+        for _ in 0..n {
+            let c = Command::new("/bin/true")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("/bin/true: {e}"))?;
+            cs.push(c);
+        }
+        for mut c in cs {
+            c.wait().map_err(|e| e.to_string())?;
+        }
+        Ok(t0.elapsed().as_secs_f64() * 1e3)
+    };
+    for _ in 0..warm {
+        once()?;
+    }
+    let v = (0..runs).map(|_| once()).collect::<Result<Vec<_>, _>>()?;
+    Ok(HashMap::from([("med_ms".to_owned(), stats_of(&v).med)]))
+}
+
+/// Limit: one-byte ping-pong over two pipes with a child that sleeps in
+/// `read`; batches of `per` round trips, the median batch's RTT/2 in µs.
+fn pipe_median(batches: usize, per: usize) -> Result<HashMap<String, f64>, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut c = Command::new(exe)
+        .arg("pipe")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("spawn: {e}"))?;
+    let (Some(mut tx), Some(mut rx)) = (c.stdin.take(), c.stdout.take()) else {
+        let _ = c.kill();
+        let _ = c.wait();
+        return Err("no pipes".into());
+    };
+    let mut run = || -> Result<Vec<f64>, String> {
+        let mut b = [0u8; 1];
+        let mut rtt = |b: &mut [u8; 1]| -> Result<(), String> {
+            tx.write_all(b).map_err(|e| e.to_string())?;
+            rx.read_exact(b).map_err(|e| format!("pipe peer: {e}"))
+        };
+        for _ in 0..per {
+            rtt(&mut b)?; // warm-up batch
+        }
+        let mut v = Vec::with_capacity(batches);
+        for _ in 0..batches {
+            let t0 = Instant::now();
+            for _ in 0..per {
+                rtt(&mut b)?;
+            }
+            v.push(t0.elapsed().as_secs_f64() * 1e6 / (2 * per) as f64);
+        }
+        Ok(v)
+    };
+    let r = run();
+    drop(tx); // EOF ends the child
+    let _ = c.wait();
+    let v = r?;
+    let s = stats_of(&v);
+    Ok(HashMap::from([
+        ("oneway_us".to_owned(), s.med),
+        ("p10".to_owned(), s.p10),
+        ("p90".to_owned(), s.p90),
+    ]))
+}
+
+/// Per experiment tag: the results of each successful run, and failures.
+#[derive(Default)]
+struct Results {
+    runs: HashMap<String, Vec<HashMap<String, f64>>>,
+    fails: HashMap<String, Vec<String>>,
+}
+
+impl Results {
+    fn record(&mut self, tag: &str, r: Result<HashMap<String, f64>, String>) {
+        match r {
+            Ok(m) => self.runs.entry(tag.to_owned()).or_default().push(m),
+            Err(e) => {
+                eprintln!("wirebench: {tag}: FAILED: {e}");
+                self.fails.entry(tag.to_owned()).or_default().push(e);
+            }
+        }
+    }
+
+    fn values(&self, tag: &str, field: &str) -> Vec<f64> {
+        self.runs
+            .get(tag)
+            .map(|v| v.iter().filter_map(|m| m.get(field).copied()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// `fmt` in `run.sh`.
+fn fmt(x: f64) -> String {
+    if x.abs() >= 1000.0 {
+        format!("{x:.0}")
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// One table row: label, unit, tag, field, optional in-run p10/p90 fields,
+/// extra notes.
+struct Row {
+    label: String,
+    unit: &'static str,
+    tag: String,
+    field: &'static str,
+    spread: Option<(&'static str, &'static str)>,
+    notes: String,
+}
+
+fn row(
+    label: impl Into<String>,
+    unit: &'static str,
+    tag: impl Into<String>,
+    field: &'static str,
+) -> Row {
+    Row {
+        label: label.into(),
+        unit,
+        tag: tag.into(),
+        field,
+        spread: None,
+        notes: String::new(),
+    }
+}
+
+impl Row {
+    fn p(mut self, p10: &'static str, p90: &'static str) -> Row {
+        self.spread = Some((p10, p90));
+        self
+    }
+
+    fn note(mut self, n: impl Into<String>) -> Row {
+        self.notes = n.into();
+        self
+    }
+}
+
+fn print_row(res: &Results, r: &Row) {
+    let v = res.values(&r.tag, r.field);
+    let fails = res.fails.get(&r.tag).map_or(0, Vec::len);
+    let mut notes = Vec::new();
+    if v.is_empty() {
+        if fails == 0 {
+            return; // not run
+        }
+        let why = res.fails[&r.tag][0].clone();
+        println!("| {} | FAIL | | | {} | {why} |", r.label, r.unit);
+        return;
+    }
+    let s = stats_of(&v);
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    notes.push(format!("n={}", v.len()));
+    if let Some((p10, p90)) = r.spread {
+        let a = stats_of(&res.values(&r.tag, p10)).med;
+        let b = stats_of(&res.values(&r.tag, p90)).med;
+        notes.push(format!("in-run p10–p90 {}–{}", fmt(a), fmt(b)));
+    }
+    if !r.notes.is_empty() {
+        notes.push(r.notes.clone());
+    }
+    if fails > 0 {
+        notes.push(format!("({fails} failed)"));
+    }
+    println!(
+        "| {} | {} | {} | {} | {} | {} |",
+        r.label,
+        fmt(s.med),
+        fmt(lo),
+        fmt(hi),
+        r.unit,
+        notes.join("; ")
+    );
+}
+
+/// The median over runs of `field`, formatted, for a note.
+fn med_note(res: &Results, tag: &str, field: &str) -> Option<String> {
+    let v = res.values(tag, field);
+    (!v.is_empty()).then(|| fmt(stats_of(&v).med))
+}
+
+/// The newest `.rs` file under the sources `pmixrun` and `bcard` are
+/// built from (this workspace, as it was when wirebench was compiled).
+fn newest_source() -> Option<SystemTime> {
+    fn walk(dir: &Path, best: &mut Option<SystemTime>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, best);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                if let Ok(t) = e.metadata().and_then(|m| m.modified()) {
+                    *best = (*best).max(Some(t));
+                }
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
+    let mut best = None;
+    for d in ["core", "shm", "server", "client", "launcher"] {
+        walk(&root.join(d).join("src"), &mut best);
+    }
+    walk(&root.join("launcher").join("examples"), &mut best);
+    best
+}
+
+/// The load average line, to judge how quiet the machine was.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn run_all(o: &Opts) -> Result<(), String> {
+    let (get_n, fence_iters, fence_warm, runs, warm, pipe_batches) = if o.quick {
+        (10_000u64, 50u64, 5u64, 3usize, 1usize, 5usize)
+    } else {
+        (100_000, 200, 20, 10, 2, 50)
+    };
+    let nps: &[u32] = if o.quick { &[2, 4] } else { &[2, 4, 8, 16] };
+    let batch = 100u64;
+    let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
+
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    let pmixrun = dir.join("pmixrun");
+    let bcard = dir.join("examples").join("bcard");
+    let have_pmixrun = pmixrun.is_file();
+    let have_bcard = have_pmixrun && bcard.is_file();
+    let missing: Vec<&PathBuf> = [&pmixrun, &bcard]
+        .into_iter()
+        .filter(|p| !p.is_file())
+        .collect();
+
+    println!(
+        "wirebench: {} reps, {ncpu} CPUs, not pinned; get n={get_n} batch={batch}; \
+         fence {fence_iters} iters + {fence_warm} warm-up, np {nps:?}; \
+         launches {runs} timed + {warm} warm-up",
+        o.reps
+    );
+    if !missing.is_empty() {
+        println!(
+            "wirebench: missing {}: build them with \
+             `cargo build --release -p pmix-launcher --bins --examples`; skipping those rows",
+            missing
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let src = newest_source();
+    for p in [&pmixrun, &bcard] {
+        let built = std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        if let (Some(b), Some(s)) = (built, src) {
+            if s > b {
+                println!(
+                    "wirebench: note: {} is older than the sources; rebuild it with \
+                     `cargo build --release -p pmix-launcher --bins --examples`",
+                    p.display()
+                );
+            }
+        }
+    }
+    let load0 = loadavg();
+
+    let mut res = Results::default();
+    let mut seq = 0u32;
+    let t_all = Instant::now();
+    for rep in 1..=o.reps {
+        eprintln!("wirebench: rep {rep}/{}", o.reps);
+        seq += 1;
+        let a = ["get".to_owned(), get_n.to_string(), batch.to_string()];
+        res.record("get", pmix_job(seq, 2, &a));
+        for &np in nps {
+            seq += 1;
+            let a = [
+                "fence".to_owned(),
+                fence_iters.to_string(),
+                fence_warm.to_string(),
+            ];
+            res.record(&format!("fence{np}"), pmix_job(seq, np, &a));
+        }
+        if have_bcard {
+            let a = ["-n".to_owned(), "8".to_owned(), bcard.display().to_string()];
+            let r = wall_median(&pmixrun, &a, Some("every card checked"), warm, runs);
+            res.record("hf_bcard_8", r);
+        }
+        if have_pmixrun {
+            let a = ["-n".to_owned(), "8".to_owned(), "/bin/true".to_owned()];
+            res.record("hf_true_8", wall_median(&pmixrun, &a, None, warm, runs));
+        }
+        res.record("lim_spawn8", spawn_true_median(8, warm, runs));
+        res.record("lim_pipe", pipe_median(pipe_batches, 100));
+    }
+
+    // OpenPMIx 4.2.2 medians from anchors/README.md's reference table.
+    let fence_ref: HashMap<u32, (&str, &str)> = HashMap::from([
+        (2, ("114.1", "78.6")),
+        (4, ("214.7", "202.5")),
+        (8, ("306.8", "282.4")),
+        (16, ("569.4", "540.2")),
+    ]);
+    let mut rows = vec![
+        row("PMIx_Init (rank 0, np=2)", "us", "get", "init_us").note("OpenPMIx 4.2.2: 11709"),
+        row("PMIx_Finalize (rank 0, np=2)", "us", "get", "fin_us").note("OpenPMIx 4.2.2: 707.1"),
+        row(
+            "first collecting Fence (rank 0, np=2)",
+            "us",
+            "get",
+            "first_fence_us",
+        ),
+        row("PMIx_Get JOB_SIZE @WILDCARD", "ns/op", "get", "job_ns")
+            .p("job_p10", "job_p90")
+            .note("OpenPMIx 4.2.2: 8315"),
+        row("PMIx_Get LOCAL_RANK @self", "ns/op", "get", "lrank_ns")
+            .p("lrank_p10", "lrank_p90")
+            .note("OpenPMIx 4.2.2: 5982"),
+        row(
+            "PMIx_Get peer 64B key (after fence)",
+            "ns/op",
+            "get",
+            "peer_ns",
+        )
+        .p("peer_p10", "peer_p90")
+        .note("OpenPMIx 4.2.2: 6199"),
+    ];
+    for &np in nps {
+        let tag = format!("fence{np}");
+        let (rc, _) = fence_ref[&np];
+        let mut n = format!("OpenPMIx 4.2.2: {rc}");
+        if let Some(m) = med_note(&res, &tag, "collect_maxrank_us") {
+            n.push_str(&format!("; max over ranks {m}"));
+        }
+        if let (Some(a), Some(b)) = (
+            med_note(&res, &tag, "collect_firstq_us"),
+            med_note(&res, &tag, "collect_lastq_us"),
+        ) {
+            n.push_str(&format!("; first/last quarter {a}/{b}"));
+        }
+        rows.push(
+            row(
+                format!("Fence collect 1KiB/rank np={np}"),
+                "us",
+                tag,
+                "collect_us",
+            )
+            .p("collect_p10", "collect_p90")
+            .note(n),
+        );
+    }
+    for &np in nps {
+        let tag = format!("fence{np}");
+        let (_, rs) = fence_ref[&np];
+        let mut n = format!("OpenPMIx 4.2.2: {rs}");
+        if let Some(m) = med_note(&res, &tag, "sync_maxrank_us") {
+            n.push_str(&format!("; max over ranks {m}"));
+        }
+        rows.push(
+            row(
+                format!("Fence sync (no data) np={np}"),
+                "us",
+                tag,
+                "sync_us",
+            )
+            .p("sync_p10", "sync_p90")
+            .note(n),
+        );
+    }
+    rows.push(
+        row(
+            "pmixrun -n 8 bcard (1 KiB cards)",
+            "ms",
+            "hf_bcard_8",
+            "med_ms",
+        )
+        .note("cf. mpirun -np 8 pmix_hello (OpenPMIx 4.2.2): 81.4"),
+    );
+    rows.push(
+        row(
+            "pmixrun -n 8 /bin/true (launch only)",
+            "ms",
+            "hf_true_8",
+            "med_ms",
+        )
+        .note("cf. mpirun -np 8 /bin/true: 66.2"),
+    );
+    rows.push(
+        row(
+            "limit: spawn + reap 8 × /bin/true",
+            "ms",
+            "lim_spawn8",
+            "med_ms",
+        )
+        .note("no PMIx: the floor of the pmixrun rows"),
+    );
+    rows.push(
+        row(
+            "limit: pipe one-way, sleeping peer",
+            "us",
+            "lim_pipe",
+            "oneway_us",
+        )
+        .p("p10", "p90")
+        .note("RTT/2 of a 1-byte ping-pong: one wake-up"),
+    );
+
+    println!();
+    println!(
+        "wirebench ({} reps, {ncpu} CPUs, {:.1} s, load average {load0} before, {} after): \
+         median/min/max are over the reps' figures",
+        o.reps,
+        t_all.elapsed().as_secs_f64(),
+        loadavg()
+    );
+    println!();
+    println!("| metric | median | min | max | unit | notes |");
+    println!("|---|---:|---:|---:|---|---|");
+    for r in &rows {
+        print_row(&res, r);
+    }
+    let nfail: usize = res.fails.values().map(Vec::len).sum();
+    if nfail > 0 {
+        println!();
+        let mut tags: Vec<_> = res.fails.iter().collect();
+        tags.sort_by(|a, b| a.0.cmp(b.0));
+        for (tag, errs) in tags {
+            for e in errs {
+                println!("failed: {tag}: {e}");
+            }
+        }
+        return Err(format!("{nfail} runs failed"));
+    }
+    Ok(())
+}
+
+// ----------------------------------------------------------------- roles --
+
+fn pipe_role() -> Result<(), String> {
+    let mut rx = std::io::stdin().lock();
+    let mut tx = std::io::stdout().lock();
+    let mut b = [0u8; 1];
+    loop {
+        match rx.read_exact(&mut b) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
+            Err(e) => return Err(e.to_string()),
+        }
+        tx.write_all(&b)
+            .and_then(|()| tx.flush())
+            .map_err(|e| e.to_string())?;
+    }
+}
+
+fn client_role(args: &[String]) -> Result<(), String> {
+    let num = |i: usize, d: u64| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
+    match args.first().map(String::as_str) {
+        Some("get") => get_role(num(1, 100_000), num(2, 100).max(1)),
+        Some("fence") => fence_role(num(1, 200) as usize, num(2, 20) as i64),
+        other => Err(format!("unknown client experiment {other:?}")),
+    }
+}
+
+fn perr(what: &str) -> impl Fn(pmix_core::Error) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+/// `time_gets` in `get_lat.c`: 100 checked warm-up Gets, then `n` Gets in
+/// batches of `b`; ns/op statistics over batches.
+fn time_gets(
+    c: &Client,
+    proc: &Proc,
+    key: &str,
+    n: u64,
+    b: u64,
+    check: impl Fn(&Value) -> bool,
+) -> Result<Stats, String> {
+    for _ in 0..100 {
+        let v = c.get(proc, key, &[]).map_err(perr(key))?;
+        if !check(&v) {
+            return Err(format!("Get({key}) returned a wrong value: {v:?}"));
+        }
+    }
+    let nb = (n / b).max(1);
+    let mut per = Vec::with_capacity(nb as usize);
+    for _ in 0..nb {
+        let t0 = Instant::now();
+        for _ in 0..b {
+            let v = c.get(proc, key, &[]).map_err(perr(key))?;
+            drop(std::hint::black_box(v));
+        }
+        per.push(t0.elapsed().as_nanos() as f64 / b as f64);
+    }
+    Ok(stats_of(&per))
+}
+
+fn get_role(n: u64, b: u64) -> Result<(), String> {
+    let t0 = Instant::now();
+    let c = Client::init(&[]).map_err(perr("init"))?;
+    let init_us = t0.elapsed().as_secs_f64() * 1e6;
+    let me = c.proc().clone();
+    let wild = Proc::from_parts(me.nspace.clone(), Rank::WILDCARD);
+    let size = match c
+        .get(&wild, attrs::JOB_SIZE, &[])
+        .map_err(perr("JOB_SIZE"))?
+    {
+        Value::Uint32(s) => s,
+        v => return Err(format!("JOB_SIZE is {v:?}, not a UINT32")),
+    };
+    if size < 2 {
+        return Err("needs at least 2 ranks".into());
+    }
+    let peer = Proc::from_parts(me.nspace.clone(), Rank((me.rank.0 + 1) % size));
+    let peer_rank = peer.rank.0;
+
+    let (mut sj, mut sl, mut sp) = (Stats::default(), Stats::default(), Stats::default());
+    if me.rank.0 == 0 {
+        sj = time_gets(&c, &wild, attrs::JOB_SIZE, n, b, |v| {
+            *v == Value::Uint32(size)
+        })?;
+        sl = time_gets(&c, &me, attrs::LOCAL_RANK, n, b, |v| {
+            matches!(v, Value::Uint16(_))
+        })?;
+    }
+
+    let mut blob = vec![0xA5u8; 64];
+    blob[0] = me.rank.0 as u8;
+    c.put(Scope::GLOBAL, "anchor.k64", Value::ByteObject(blob))
+        .map_err(perr("put"))?;
+    c.commit().map_err(perr("commit"))?;
+    let collect = [Info::flag(attrs::COLLECT_DATA).map_err(perr("info"))?];
+    let tf = Instant::now();
+    c.fence(&[], &collect).map_err(perr("fence(collect)"))?;
+    let fence_us = tf.elapsed().as_secs_f64() * 1e6;
+
+    if me.rank.0 == 0 {
+        sp = time_gets(
+            &c,
+            &peer,
+            "anchor.k64",
+            n,
+            b,
+            |v| matches!(v, Value::ByteObject(x) if x.len() == 64 && x[0] == peer_rank as u8),
+        )?;
+    }
+
+    c.fence(&[], &[]).map_err(perr("fence(sync)"))?; // the peer waits here
+
+    let t0 = Instant::now();
+    c.finalize().map_err(perr("finalize"))?;
+    let fin_us = t0.elapsed().as_secs_f64() * 1e6;
+
+    if me.rank.0 == 0 {
+        let out = [
+            ("np", f64::from(size)),
+            ("init_us", init_us),
+            ("fin_us", fin_us),
+            ("first_fence_us", fence_us),
+            ("job_ns", sj.med),
+            ("job_p10", sj.p10),
+            ("job_p90", sj.p90),
+            ("lrank_ns", sl.med),
+            ("lrank_p10", sl.p10),
+            ("lrank_p90", sl.p90),
+            ("peer_ns", sp.med),
+            ("peer_p10", sp.p10),
+            ("peer_p90", sp.p90),
+        ];
+        print_results(&out);
+    }
+    Ok(())
+}
+
+fn print_results(out: &[(&str, f64)]) {
+    let mut s = String::new();
+    for (k, v) in out {
+        s.push_str(&format!("RESULT {k} {v}\n"));
+    }
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(s.as_bytes()).and_then(|()| o.flush());
+}
+
+fn us_since(t0: Instant) -> f64 {
+    t0.elapsed().as_secs_f64() * 1e6
+}
+
+fn fence_role(iters: usize, warm: i64) -> Result<(), String> {
+    let iters = iters.max(4);
+    let c = Client::init(&[]).map_err(perr("init"))?;
+    let me = c.proc().clone();
+    let wild = Proc::from_parts(me.nspace.clone(), Rank::WILDCARD);
+    let size = c
+        .get(&wild, attrs::JOB_SIZE, &[])
+        .and_then(|v| v.to_u64())
+        .map_err(perr("JOB_SIZE"))? as u32;
+    let collect = [Info::flag(attrs::COLLECT_DATA).map_err(perr("info"))?];
+
+    // collecting fence after a new 1 KiB put + commit (untimed)
+    let mut tc = Vec::with_capacity(iters);
+    for i in -warm..iters as i64 {
+        let mut blob = vec![(i & 0xff) as u8; 1024];
+        blob[0] = me.rank.0 as u8;
+        c.put(Scope::GLOBAL, "anchor.blob1k", Value::ByteObject(blob))
+            .map_err(perr("put"))?;
+        c.commit().map_err(perr("commit"))?;
+        let t0 = Instant::now();
+        c.fence(&[], &collect).map_err(perr("fence(collect)"))?;
+        let dt = us_since(t0);
+        if i >= 0 {
+            tc.push(dt);
+        }
+    }
+    // sanity: a peer's blob is visible
+    let p = Proc::from_parts(me.nspace.clone(), Rank((me.rank.0 + 1) % size));
+    match c
+        .get(&p, "anchor.blob1k", &[])
+        .map_err(perr("get(peer blob)"))?
+    {
+        Value::ByteObject(b) if b.len() == 1024 && b[0] == p.rank.0 as u8 => {}
+        v => return Err(format!("peer blob wrong: {v:?}")),
+    }
+    // sync-only fence
+    let mut ts = Vec::with_capacity(iters);
+    for i in -warm..iters as i64 {
+        let t0 = Instant::now();
+        c.fence(&[], &[]).map_err(perr("fence(sync)"))?;
+        let dt = us_since(t0);
+        if i >= 0 {
+            ts.push(dt);
+        }
+    }
+    // drift check: first and last quarter of the collecting fences
+    let q = iters / 4;
+    let c_first = stats_of(&tc[..q]).med;
+    let c_last = stats_of(&tc[iters - q..]).med;
+    let sc = stats_of(&tc);
+    let ss = stats_of(&ts);
+
+    // gather every rank's medians on rank 0 (after the timed part)
+    let mut mine = Vec::with_capacity(16);
+    mine.extend_from_slice(&sc.med.to_le_bytes());
+    mine.extend_from_slice(&ss.med.to_le_bytes());
+    c.put(Scope::GLOBAL, "anchor.fres", Value::ByteObject(mine))
+        .map_err(perr("put(result)"))?;
+    c.commit().map_err(perr("commit(result)"))?;
+    c.fence(&[], &collect).map_err(perr("fence(result)"))?;
+    if me.rank.0 == 0 {
+        let (mut cmax, mut smax) = (0f64, 0f64);
+        for r in 0..size {
+            let p = Proc::from_parts(me.nspace.clone(), Rank(r));
+            let b = match c.get(&p, "anchor.fres", &[]).map_err(perr("get(result)"))? {
+                Value::ByteObject(b) if b.len() == 16 => b,
+                v => return Err(format!("bad result blob from rank {r}: {v:?}")),
+            };
+            let f = |i: usize| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(&b[i * 8..i * 8 + 8]);
+                f64::from_le_bytes(a)
+            };
+            cmax = cmax.max(f(0));
+            smax = smax.max(f(1));
+        }
+        print_results(&[
+            ("np", f64::from(size)),
+            ("iters", iters as f64),
+            ("collect_us", sc.med),
+            ("collect_p10", sc.p10),
+            ("collect_p90", sc.p90),
+            ("collect_maxrank_us", cmax),
+            ("collect_firstq_us", c_first),
+            ("collect_lastq_us", c_last),
+            ("sync_us", ss.med),
+            ("sync_p10", ss.p10),
+            ("sync_p90", ss.p90),
+            ("sync_maxrank_us", smax),
+        ]);
+    }
+    c.finalize().map_err(perr("finalize"))?;
+    Ok(())
+}
