@@ -2,7 +2,7 @@
 //! replies to their requests, and request/reply with deadlines.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -48,19 +48,9 @@ fn lost_error(why: &str) -> Error {
     Error::with_context(Status::ERR_LOST_CONNECTION_TO_SERVER, why.to_owned())
 }
 
+/// Reads one frame (blocking).
 fn read_frame(stream: &mut UnixStream, reader: &mut FrameReader) -> Result<Option<Frame>> {
-    let mut buf = [0u8; 16 * 1024];
-    loop {
-        if let Some(f) = reader.next_frame()? {
-            return Ok(Some(f));
-        }
-        match stream.read(&mut buf) {
-            Ok(0) => return Ok(None),
-            Ok(n) => reader.push(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(lost_error(&format!("read: {e}"))),
-        }
-    }
+    fdpass::read_frame(stream, reader, Status::ERR_LOST_CONNECTION_TO_SERVER)
 }
 
 /// The outcome of a successful handshake.

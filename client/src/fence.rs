@@ -1,7 +1,6 @@
 //! Fence: a shared-memory barrier when the participants are exactly one
 //! fully local namespace, otherwise a request to the server.
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use pmix_core::codec;
@@ -10,20 +9,6 @@ use pmix_core::{attrs, Error, Info, Proc, Rank, Result, Status, Value};
 use pmix_shm::barrier::BarrierWaitError;
 
 use crate::{deadline_from, Inner};
-
-/// Canonical participant list (the server uses the same rule): sorted,
-/// deduplicated, explicit ranks folded into their namespace's wildcard.
-fn canonical(mut procs: Vec<Proc>) -> Vec<Proc> {
-    procs.sort();
-    procs.dedup();
-    let wild: BTreeSet<_> = procs
-        .iter()
-        .filter(|p| p.rank == Rank::WILDCARD)
-        .map(|p| p.nspace.clone())
-        .collect();
-    procs.retain(|p| p.rank == Rank::WILDCARD || !wild.contains(&p.nspace));
-    procs
-}
 
 fn job_u32(inner: &Inner, ns: &str, key: &str) -> Option<u32> {
     let v = inner
@@ -69,7 +54,7 @@ pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> 
     let procs = if procs.is_empty() {
         vec![Proc::from_parts(inner.me.nspace.clone(), Rank::WILDCARD)]
     } else {
-        canonical(procs.to_vec())
+        pmix_core::proto::canonical_procs(procs.to_vec())
     };
     if let Some(p) = procs
         .iter()

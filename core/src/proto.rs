@@ -149,6 +149,22 @@ pub fn decode_modex_value(bytes: &[u8]) -> Result<(crate::Scope, Value)> {
     Ok((scope, v))
 }
 
+/// The canonical form of a fence's participant list, which client and
+/// server must agree on: sorted, deduplicated, and explicit ranks of a
+/// namespace folded into that namespace's `PMIX_RANK_WILDCARD` when it is
+/// present.
+pub fn canonical_procs(mut procs: Vec<Proc>) -> Vec<Proc> {
+    procs.sort();
+    procs.dedup();
+    let wild: std::collections::BTreeSet<_> = procs
+        .iter()
+        .filter(|p| p.rank == crate::Rank::WILDCARD)
+        .map(|p| p.nspace.clone())
+        .collect();
+    procs.retain(|p| p.rank == crate::Rank::WILDCARD || !wild.contains(&p.nspace));
+    procs
+}
+
 /// The client's opening message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hello {

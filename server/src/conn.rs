@@ -1,7 +1,7 @@
 //! The listener and one thread per client connection: handshake, then
 //! request dispatch. Replies may be sent from any thread (host callbacks).
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -82,23 +82,7 @@ pub(crate) fn close_all(inner: &Inner) {
 
 /// Reads one frame (blocking).
 fn read_frame(stream: &mut UnixStream, reader: &mut FrameReader) -> Result<Option<Frame>> {
-    let mut buf = [0u8; 16 * 1024];
-    loop {
-        if let Some(f) = reader.next_frame()? {
-            return Ok(Some(f));
-        }
-        match stream.read(&mut buf) {
-            Ok(0) => return Ok(None),
-            Ok(n) => reader.push(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                return Err(Error::with_context(
-                    Status::ERR_LOST_CONNECTION,
-                    format!("read: {e}"),
-                ))
-            }
-        }
-    }
+    fdpass::read_frame(stream, reader, Status::ERR_LOST_CONNECTION)
 }
 
 fn refuse(inner: &Inner, stream: &mut UnixStream, status: Status, why: String) {

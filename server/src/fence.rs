@@ -30,20 +30,6 @@ fn collect_requested(info: &[Info]) -> bool {
         .is_some_and(|i| i.value.is_true().unwrap_or(true))
 }
 
-/// Canonical participant list: sorted, deduplicated; a wildcard subsumes
-/// that namespace's explicit ranks.
-fn canonical(mut procs: Vec<Proc>) -> Vec<Proc> {
-    procs.sort();
-    procs.dedup();
-    let wild: BTreeSet<_> = procs
-        .iter()
-        .filter(|p| p.rank == Rank::WILDCARD)
-        .map(|p| p.nspace.clone())
-        .collect();
-    procs.retain(|p| p.rank == Rank::WILDCARD || !wild.contains(&p.nspace));
-    procs
-}
-
 pub(crate) fn arrive(
     inner: &Arc<Inner>,
     conn: &Arc<Conn>,
@@ -58,7 +44,7 @@ pub(crate) fn arrive(
             "fence with no participants",
         ));
     }
-    let key = canonical(procs);
+    let key = pmix_core::proto::canonical_procs(procs);
     let me = conn.proc.clone();
     let done = {
         let mut st = inner.state.lock();

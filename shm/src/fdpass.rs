@@ -333,3 +333,31 @@ pub fn peer_credentials(sock: &UnixStream) -> io::Result<PeerCred> {
         gid: cred.gid,
     })
 }
+
+/// Reads from `stream` until `reader` holds one whole frame; `Ok(None)` at
+/// end of stream. Socket errors become `lost` with the error in the
+/// context; a malformed frame is the reader's error.
+///
+/// # Errors
+/// `lost` for a failed read (not `EINTR`), the frame reader's errors for
+/// bad bytes.
+#[cfg(not(loom))]
+pub fn read_frame(
+    stream: &mut UnixStream,
+    reader: &mut pmix_core::codec::frame::FrameReader,
+    lost: pmix_core::Status,
+) -> pmix_core::Result<Option<pmix_core::codec::frame::Frame>> {
+    use std::io::Read;
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        if let Some(f) = reader.next_frame()? {
+            return Ok(Some(f));
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => return Ok(None),
+            Ok(n) => reader.push(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(pmix_core::Error::with_context(lost, format!("read: {e}"))),
+        }
+    }
+}
