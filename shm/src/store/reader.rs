@@ -9,11 +9,7 @@ use std::sync::Arc;
 use super::format::{TableError, TableImage};
 use super::shared::{BufferRead, Shared, INDEX_BITS};
 #[cfg(not(loom))]
-use super::shared::{Geometry, StoreParams};
-#[cfg(not(loom))]
-use super::shared::{Storage, STORE_HEADER_SIZE, STORE_LAYOUT_VERSION, STORE_MAGIC};
-#[cfg(not(loom))]
-use crate::heap::{KeepAlive, REGION_ALIGN};
+use crate::heap::KeepAlive;
 use crate::sync::{fence, Ordering};
 
 /// Most attempts [`StoreReader::pin`] makes before reporting contention
@@ -223,62 +219,9 @@ impl StoreReader {
         len: usize,
         owner: Option<KeepAlive>,
     ) -> Result<Self, StoreAttachError> {
-        if base.as_ptr() as usize % REGION_ALIGN != 0 {
-            return Err(StoreAttachError::Misaligned);
-        }
-        if len < STORE_HEADER_SIZE {
-            return Err(StoreAttachError::RegionTooSmall {
-                needed: STORE_HEADER_SIZE,
-                len,
-            });
-        }
-        let probe = Shared {
-            storage: Storage {
-                base,
-                _owner: owner,
-            },
-            geom: Geometry {
-                buffer_count: 0,
-                buffer_size: 0,
-                reader_slots: 0,
-            },
-        };
-        let h = probe.header();
-        // ORDERING: Acquire — pairs with the Release store of `magic` in
-        // `Shared::write_initial_image`: the geometry below is the writer's.
-        let magic = h.magic.load(Ordering::Acquire);
-        if magic == 0 {
-            return Err(StoreAttachError::NotReady);
-        }
-        if magic != STORE_MAGIC {
-            return Err(StoreAttachError::BadMagic { found: magic });
-        }
-        // ORDERING: Relaxed (geometry) — ordered by the Acquire above.
-        let version = h.layout_version.load(Ordering::Relaxed);
-        if version != STORE_LAYOUT_VERSION {
-            return Err(StoreAttachError::VersionMismatch { found: version });
-        }
-        let buffer_size = h.buffer_size.load(Ordering::Relaxed);
-        let params = StoreParams {
-            buffer_count: h.buffer_count.load(Ordering::Relaxed),
-            buffer_size: usize::try_from(buffer_size).map_err(|_| StoreAttachError::BadGeometry)?,
-            reader_slots: h.reader_slots.load(Ordering::Relaxed),
-        };
-        let geom = Geometry::new(&params).ok_or(StoreAttachError::BadGeometry)?;
-        if geom.buffer_size as u64 != buffer_size
-            || h.slots_offset.load(Ordering::Relaxed) != STORE_HEADER_SIZE as u64
-            || h.buffers_offset.load(Ordering::Relaxed) != geom.buffers_offset() as u64
-        {
-            return Err(StoreAttachError::BadGeometry);
-        }
-        let needed = geom.memory_size();
-        if len < needed {
-            return Err(StoreAttachError::RegionTooSmall { needed, len });
-        }
-        Self::from_shared(Arc::new(Shared {
-            storage: probe.storage,
-            geom,
-        }))
+        // SAFETY: forwarded contract.
+        let shared = unsafe { Shared::attach(base, len, owner) }?;
+        Self::from_shared(Arc::new(shared))
     }
 
     /// Generation of the current table (0: nothing published yet).

@@ -201,6 +201,81 @@ impl Shared {
         }
     }
 
+    /// Validates the header of an initialised store in `len` bytes at
+    /// `base` and returns a view of it with its geometry (readers and an
+    /// adopting writer share this check).
+    ///
+    /// # Safety
+    ///
+    /// `base` must be valid for reads and writes of `len` bytes for as long
+    /// as the returned value (or `owner`) lives. The bytes may be anything:
+    /// a garbage header is reported, never trusted.
+    #[cfg(not(loom))]
+    pub(crate) unsafe fn attach(
+        base: std::ptr::NonNull<u8>,
+        len: usize,
+        owner: Option<crate::heap::KeepAlive>,
+    ) -> Result<Self, super::reader::StoreAttachError> {
+        use super::reader::StoreAttachError;
+        use crate::heap::REGION_ALIGN;
+        if base.as_ptr() as usize % REGION_ALIGN != 0 {
+            return Err(StoreAttachError::Misaligned);
+        }
+        if len < STORE_HEADER_SIZE {
+            return Err(StoreAttachError::RegionTooSmall {
+                needed: STORE_HEADER_SIZE,
+                len,
+            });
+        }
+        let probe = Shared {
+            storage: Storage {
+                base,
+                _owner: owner,
+            },
+            geom: Geometry {
+                buffer_count: 0,
+                buffer_size: 0,
+                reader_slots: 0,
+            },
+        };
+        let h = probe.header();
+        // ORDERING: Acquire — pairs with the Release store of `magic` in
+        // `Shared::write_initial_image`: the geometry below is the writer's.
+        let magic = h.magic.load(Ordering::Acquire);
+        if magic == 0 {
+            return Err(StoreAttachError::NotReady);
+        }
+        if magic != STORE_MAGIC {
+            return Err(StoreAttachError::BadMagic { found: magic });
+        }
+        // ORDERING: Relaxed (geometry) — ordered by the Acquire above.
+        let version = h.layout_version.load(Ordering::Relaxed);
+        if version != STORE_LAYOUT_VERSION {
+            return Err(StoreAttachError::VersionMismatch { found: version });
+        }
+        let buffer_size = h.buffer_size.load(Ordering::Relaxed);
+        let params = StoreParams {
+            buffer_count: h.buffer_count.load(Ordering::Relaxed),
+            buffer_size: usize::try_from(buffer_size).map_err(|_| StoreAttachError::BadGeometry)?,
+            reader_slots: h.reader_slots.load(Ordering::Relaxed),
+        };
+        let geom = Geometry::new(&params).ok_or(StoreAttachError::BadGeometry)?;
+        if geom.buffer_size as u64 != buffer_size
+            || h.slots_offset.load(Ordering::Relaxed) != STORE_HEADER_SIZE as u64
+            || h.buffers_offset.load(Ordering::Relaxed) != geom.buffers_offset() as u64
+        {
+            return Err(StoreAttachError::BadGeometry);
+        }
+        let needed = geom.memory_size();
+        if len < needed {
+            return Err(StoreAttachError::RegionTooSmall { needed, len });
+        }
+        Ok(Shared {
+            storage: probe.storage,
+            geom,
+        })
+    }
+
     pub(crate) fn header(&self) -> &StoreHeader {
         #[cfg(not(loom))]
         {

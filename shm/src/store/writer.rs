@@ -12,9 +12,9 @@ use super::builder::TableBuilder;
 #[cfg(not(loom))]
 use super::reader::current_pid;
 use super::reader::{StoreAttachError, StoreReader};
-use super::shared::{Geometry, Shared, StoreParams, INDEX_BITS};
 #[cfg(not(loom))]
-use super::shared::{Storage, STORE_HEADER_SIZE, STORE_LAYOUT_VERSION, STORE_MAGIC};
+use super::shared::Storage;
+use super::shared::{Geometry, Shared, StoreParams, INDEX_BITS};
 #[cfg(not(loom))]
 use crate::heap::{HeapRegion, KeepAlive, REGION_ALIGN};
 use crate::sync::{fence, Ordering};
@@ -294,69 +294,15 @@ impl StoreWriter {
         len: usize,
         owner: KeepAlive,
     ) -> Result<Self, StoreAttachError> {
-        if base.as_ptr() as usize % REGION_ALIGN != 0 {
-            return Err(StoreAttachError::Misaligned);
-        }
-        if len < STORE_HEADER_SIZE {
-            return Err(StoreAttachError::RegionTooSmall {
-                needed: STORE_HEADER_SIZE,
-                len,
-            });
-        }
-        // Geometry unknown yet: a header-only view for validation.
-        let probe = Shared {
-            storage: Storage {
-                base,
-                _owner: Some(owner),
-            },
-            geom: Geometry {
-                buffer_count: 0,
-                buffer_size: 0,
-                reader_slots: 0,
-            },
-        };
-        let h = probe.header();
-        // ORDERING: Acquire — pairs with the Release store of `magic` in
-        // `Shared::write_initial_image`: the geometry below is the
-        // initialiser's.
-        let magic = h.magic.load(Ordering::Acquire);
-        if magic == 0 {
-            return Err(StoreAttachError::NotReady);
-        }
-        if magic != STORE_MAGIC {
-            return Err(StoreAttachError::BadMagic { found: magic });
-        }
-        // ORDERING: Relaxed (geometry) — ordered by the Acquire above.
-        let version = h.layout_version.load(Ordering::Relaxed);
-        if version != STORE_LAYOUT_VERSION {
-            return Err(StoreAttachError::VersionMismatch { found: version });
-        }
-        let buffer_size = h.buffer_size.load(Ordering::Relaxed);
-        let params = StoreParams {
-            buffer_count: h.buffer_count.load(Ordering::Relaxed),
-            buffer_size: usize::try_from(buffer_size).map_err(|_| StoreAttachError::BadGeometry)?,
-            reader_slots: h.reader_slots.load(Ordering::Relaxed),
-        };
-        let geom = Geometry::new(&params).ok_or(StoreAttachError::BadGeometry)?;
-        if geom.buffer_size as u64 != buffer_size
-            || h.slots_offset.load(Ordering::Relaxed) != STORE_HEADER_SIZE as u64
-            || h.buffers_offset.load(Ordering::Relaxed) != geom.buffers_offset() as u64
-        {
-            return Err(StoreAttachError::BadGeometry);
-        }
-        let needed = geom.memory_size();
-        if len < needed {
-            return Err(StoreAttachError::RegionTooSmall { needed, len });
-        }
+        // SAFETY: forwarded contract.
+        let shared = unsafe { Shared::attach(base, len, Some(owner)) }?;
+        let h = shared.header();
         // ORDERING: Acquire — pairs with the Release store of `current` by
         // the previous writer: its last image is complete before we pick a
         // buffer that is not the current one.
         let current = h.current.load(Ordering::Acquire);
         Ok(Self {
-            shared: Arc::new(Shared {
-                storage: probe.storage,
-                geom,
-            }),
+            shared: Arc::new(shared),
             current,
             table: TableBuilder::new(),
             reap_dead: true,
