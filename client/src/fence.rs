@@ -71,7 +71,24 @@ pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> 
             "fence: the calling process must be a participant",
         ));
     }
-    if let Some(b) = local_barrier(inner, &procs).and_then(|i| inner.barriers.barrier(i)) {
+    // The whole own namespace is the common case: its barrier (or the lack
+    // of one) never changes while this client lives, so it is looked up once
+    // instead of three store lookups per fence.
+    let own_whole =
+        procs.len() == 1 && procs[0].nspace == inner.me.nspace && procs[0].rank == Rank::WILDCARD;
+    // Only a found cell is kept: before the namespace is registered every
+    // rank must keep taking the same (server) path.
+    let barrier = match inner.own_barrier.get() {
+        Some(b) if own_whole => Some(*b),
+        _ => {
+            let b = local_barrier(inner, &procs);
+            if let (true, Some(b)) = (own_whole, b) {
+                let _ = inner.own_barrier.set(b);
+            }
+            b
+        }
+    };
+    if let Some(b) = barrier.and_then(|i| inner.barriers.barrier(i)) {
         // Committed data is already in shared memory: the barrier alone
         // makes every participant's card visible.
         let parties = b.parties();

@@ -133,6 +133,9 @@ pub(crate) struct Inner {
     /// CPUs this process may run on (fences spin only when every
     /// participant can run at once); looked up once, it costs syscalls.
     pub(crate) cpus: usize,
+    /// The barrier cell of a fence over this process's whole namespace,
+    /// once found.
+    pub(crate) own_barrier: OnceLock<u32>,
     pub(crate) finalized: Mutex<bool>,
 }
 
@@ -270,6 +273,7 @@ impl Client {
                 internal: Mutex::new(Vec::new()),
                 has_internal: AtomicBool::new(false),
                 cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                own_barrier: OnceLock::new(),
                 finalized: Mutex::new(false),
             }),
         })
