@@ -22,7 +22,7 @@ use crate::{Error, Info, Proc, Result, Status, Value};
 pub const HELLO_MAGIC: [u8; 4] = *b"PXHI";
 
 /// The newest protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 
 /// The oldest protocol version this build still serves.
 pub const MIN_PROTOCOL_VERSION: u16 = 1;
@@ -43,17 +43,26 @@ pub mod caps {
     pub const DIRECT_MODEX: u64 = 1 << 4;
     /// Commit over the socket (the server writes the client's modex store).
     pub const SOCKET_COMMIT: u64 = 1 << 5;
+    /// Event notification (protocol version 3): the client consumes its
+    /// inbound event ring in the segment, pushes events straight into its
+    /// local peers' rings, and sends [`NOTIFY`](super::msg::NOTIFY) and
+    /// [`EVENT_INTEREST`](super::msg::EVENT_INTEREST) to the server.
+    pub const EVENTS: u64 = 1 << 6;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
+    /// Everything protocol version 2 offered.
+    pub const V2: u64 = V1 | MULTI_NSPACE_FENCE;
     /// Everything this build offers.
-    pub const ALL: u64 = V1 | MULTI_NSPACE_FENCE;
+    pub const ALL: u64 = V2 | EVENTS;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
     pub const fn for_version(version: u16) -> u64 {
-        if version >= 2 {
+        if version >= 3 {
             ALL
+        } else if version >= 2 {
+            V2
         } else {
             V1
         }
@@ -76,6 +85,14 @@ pub mod msg {
     pub const GET: u16 = 13;
     /// Client → server: commit a modex card over the socket.
     pub const COMMIT: u16 = 14;
+    /// Client → server, one-way (tag 0, no reply): an event the server must
+    /// cache, hold for clients not yet connected, deliver to local clients
+    /// the sender could not reach, or pass to the host.
+    pub const NOTIFY: u16 = 15;
+    /// Client → server, one-way: the status codes this client's handlers
+    /// want (the server registers with the host for environment events
+    /// only when some client wants them).
+    pub const EVENT_INTEREST: u16 = 16;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -104,6 +121,9 @@ pub mod env {
     pub const PROTOCOL_MAX: &str = "PMIXRS_PROTOCOL_MAX";
     /// Capability mask a client announces (tests of older clients).
     pub const CAPS: &str = "PMIXRS_CAPS";
+    /// How long a client's progress thread spins for work before it
+    /// sleeps, in microseconds (default 2).
+    pub const PROGRESS_SPIN_US: &str = "PMIXRS_PROGRESS_SPIN_US";
 }
 
 /// Keys the server publishes for clients' internal use in the job store.
@@ -348,6 +368,22 @@ pub enum Request {
         /// `(key, scope, value)` triples.
         entries: Vec<(String, u8, Value)>,
     },
+    /// An event for the server (one-way). The server replaces the source
+    /// with the connection's proc.
+    Notify {
+        /// The event.
+        event: crate::event::EventMsg,
+        /// Client slots the sender already pushed the event to.
+        delivered: Vec<u32>,
+    },
+    /// The codes this client's handlers are registered for (one-way; the
+    /// whole set each time, replacing the previous one).
+    EventInterest {
+        /// Codes of single- and multi-code handlers.
+        codes: Vec<Status>,
+        /// Whether the client has a default handler (it wants every code).
+        default: bool,
+    },
 }
 
 impl Request {
@@ -359,6 +395,8 @@ impl Request {
             Request::Fence { .. } => msg::FENCE,
             Request::Get { .. } => msg::GET,
             Request::Commit { .. } => msg::COMMIT,
+            Request::Notify { .. } => msg::NOTIFY,
+            Request::EventInterest { .. } => msg::EVENT_INTEREST,
         }
     }
 
@@ -367,6 +405,7 @@ impl Request {
         match self {
             Request::Commit { .. } => Some(caps::SOCKET_COMMIT),
             Request::Get { .. } => Some(caps::DIRECT_MODEX),
+            Request::Notify { .. } | Request::EventInterest { .. } => Some(caps::EVENTS),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -408,6 +447,20 @@ impl Request {
                     e.put_u8(*scope);
                     e.put_value(v);
                 }
+            }
+            Request::Notify { event, delivered } => {
+                event.encode_into(&mut e);
+                e.put_u32(u32::try_from(delivered.len()).unwrap_or(u32::MAX));
+                for s in delivered {
+                    e.put_u32(*s);
+                }
+            }
+            Request::EventInterest { codes, default } => {
+                e.put_u32(u32::try_from(codes.len()).unwrap_or(u32::MAX));
+                for c in codes {
+                    e.put_i32(c.0);
+                }
+                e.put_u8(u8::from(*default));
             }
         }
         e.finish()
@@ -452,6 +505,29 @@ impl Request {
                     entries.push((k, s, d.get_value()?));
                 }
                 Request::Commit { entries }
+            }
+            msg::NOTIFY => {
+                let event = crate::event::EventMsg::decode_from(&mut d)?;
+                let n = d.get_count("slot list", 4)?;
+                let delivered = (0..n).map(|_| d.get_u32()).collect::<Result<_>>()?;
+                Request::Notify { event, delivered }
+            }
+            msg::EVENT_INTEREST => {
+                let n = d.get_count("code list", 4)?;
+                let codes = (0..n)
+                    .map(|_| d.get_i32().map(Status))
+                    .collect::<Result<_>>()?;
+                let default = match d.get_u8()? {
+                    0 => false,
+                    1 => true,
+                    b => {
+                        return Err(Error::with_context(
+                            Status::ERR_UNPACK_FAILURE,
+                            format!("bad default flag {b}"),
+                        ))
+                    }
+                };
+                Request::EventInterest { codes, default }
             }
             t => {
                 return Err(Error::with_context(
@@ -608,6 +684,14 @@ mod tests {
             },
             Request::Commit {
                 entries: vec![("k".into(), 3, Value::Uint32(5))],
+            },
+            Request::Notify {
+                event: crate::event::EventMsg::new(Status(-3001), crate::DataRange::LOCAL),
+                delivered: vec![1, 7],
+            },
+            Request::EventInterest {
+                codes: vec![Status(-3001), Status::ERR_LOST_CONNECTION],
+                default: true,
             },
         ];
         for r in reqs {

@@ -131,7 +131,7 @@ impl<'a> Decoder<'a> {
     /// Reads a u32 count of items that each take at least `min_size` bytes
     /// (at least 1 is assumed), refusing a count the remaining input cannot
     /// hold.
-    fn get_count(&mut self, what: &str, min_size: usize) -> Result<usize> {
+    pub fn get_count(&mut self, what: &str, min_size: usize) -> Result<usize> {
         let n = self.get_u32()? as usize;
         let need = n.saturating_mul(min_size.max(1));
         if need > self.remaining() {

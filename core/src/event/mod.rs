@@ -14,10 +14,12 @@
 mod chain;
 mod registration;
 mod results;
+mod wire;
 
 pub use chain::{accepts, Chain, Entry, HandlerId};
 pub use registration::{Category, Filters, Placement, RegistrationSpec};
 pub use results::{ChainRun, Outcome, Step, Termination};
+pub use wire::{EventId, EventMsg, RECORD_EVENT};
 
 use crate::{attrs, Info, Proc, Status};
 

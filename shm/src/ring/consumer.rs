@@ -283,6 +283,15 @@ impl Consumer {
 
     /// Whether the read position holds something `look` would act on now
     /// (anything but a free stamp or a reservation still being written).
+    /// Whether a record (or something the consumer must act on: a padding,
+    /// a corrupt or resolvable abandoned record) waits at the read
+    /// position. For callers that wait on several sources with
+    /// [`Ring::consumer_doorbell`]; call it after the doorbell's
+    /// `prepare_sleep` (whose fence orders this load).
+    pub fn is_ready(&self) -> bool {
+        self.peek_ready()
+    }
+
     fn peek_ready(&self) -> bool {
         let inner = self.shared();
         // ORDERING: Relaxed — only decides whether to sleep; after the

@@ -163,6 +163,15 @@ impl Ring {
         self
     }
 
+    /// The doorbell the consumer sleeps on and producers ring after each
+    /// commit. A consumer that also waits for other work (an in-process
+    /// queue) sleeps on it with `Doorbell::wait_until`, checking
+    /// [`Consumer::is_ready`] and its other sources; whoever feeds those
+    /// sources rings it after publishing.
+    pub fn consumer_doorbell(&self) -> &crate::doorbell::Doorbell {
+        &self.inner.hdr().doorbell
+    }
+
     /// Number of cells.
     pub fn cells(&self) -> usize {
         self.inner.cap as usize
