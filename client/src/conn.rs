@@ -19,11 +19,14 @@ use pmix_shm::sync::{AtomicBool, AtomicU32, Ordering};
 
 /// Callback run with a request's reply (on the reader thread).
 type Waiter = Box<dyn FnOnce(Reply) + Send>;
+/// Called once when the server goes away without a finalize.
+pub(crate) type LostHook = Box<dyn FnOnce() + Send>;
 
 /// Where replies go, and whether the server is still there.
 struct Routes {
     waiters: HashMap<u32, Waiter>,
     lost: bool,
+    on_lost: Option<LostHook>,
 }
 
 /// The socket to the server.
@@ -123,6 +126,7 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
     let routes = Arc::new(Mutex::new(Routes {
         waiters: HashMap::new(),
         lost: false,
+        on_lost: None,
     }));
     let closed = Arc::new(AtomicBool::new(false));
     let reader_thread = {
@@ -167,19 +171,28 @@ fn reader_loop(
             Ok(None) | Err(_) => break,
         }
     }
-    let waiters: Vec<Waiter> = {
+    let (waiters, on_lost): (Vec<Waiter>, _) = {
         let mut r = routes.lock();
         r.lost = true;
-        r.waiters.drain().map(|(_, w)| w).collect()
+        (
+            r.waiters.drain().map(|(_, w)| w).collect(),
+            r.on_lost.take(),
+        )
     };
     // ORDERING: Relaxed — informational; the routes lock orders the rest.
-    let why = if closed.load(Ordering::Relaxed) {
+    let by_finalize = closed.load(Ordering::Relaxed);
+    let why = if by_finalize {
         "the connection was closed by finalize"
     } else {
         "the server closed the connection"
     };
     for w in waiters {
         w(Reply::error(&lost_error(why)));
+    }
+    if !by_finalize {
+        if let Some(hook) = on_lost {
+            hook();
+        }
     }
 }
 
@@ -193,7 +206,12 @@ impl Conn {
     /// here, with an error, when the server is gone).
     pub(crate) fn send(&self, req: &Request, done: Waiter) {
         // ORDERING: Relaxed — a unique counter, no data published with it.
-        let tag = self.next_tag.fetch_add(1, Ordering::Relaxed);
+        let mut tag = self.next_tag.fetch_add(1, Ordering::Relaxed);
+        if tag == 0 {
+            // tag 0 is a one-way message: never wait for its reply
+            // ORDERING: Relaxed — as above.
+            tag = self.next_tag.fetch_add(1, Ordering::Relaxed);
+        }
         {
             let mut r = self.routes.lock();
             if r.lost {
@@ -214,6 +232,34 @@ impl Conn {
 
     /// Sends `req` and waits for its reply until `deadline` (`None`: until
     /// the reply or the loss of the connection).
+    /// Sends a one-way message (tag 0: the server sends no reply).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_LOST_CONNECTION_TO_SERVER` when the connection is gone.
+    pub(crate) fn post(&self, req: &Request) -> Result<()> {
+        if self.routes.lock().lost {
+            return Err(lost_error("no connection to the server"));
+        }
+        let f = frame::encode_frame(self.version, req.msg_type(), 0, &req.encode())?;
+        self.writer
+            .lock()
+            .write_all(&f)
+            .map_err(|e| lost_error(&format!("write to the server failed: {e}")))
+    }
+
+    /// Installs the hook run once if the server goes away without a
+    /// finalize (runs at once if it already has).
+    pub(crate) fn set_on_lost(&self, hook: LostHook) {
+        let mut r = self.routes.lock();
+        // ORDERING: Relaxed — as in the reader loop.
+        if r.lost && !self.closed.load(Ordering::Relaxed) {
+            drop(r);
+            hook();
+        } else if !r.lost {
+            r.on_lost = Some(hook);
+        }
+    }
+
     pub(crate) fn request(&self, req: &Request, deadline: Option<Instant>) -> Result<Reply> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         self.send(

@@ -16,7 +16,11 @@
 
 mod conn;
 mod data;
+mod event;
 mod fence;
+
+pub use event::{Event, EventCompletion};
+pub use pmix_core::event::{HandlerId, Outcome, Termination};
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -24,9 +28,10 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use pmix_core::proto::{self, caps, Hello, Request};
-use pmix_core::{attrs, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
+use pmix_core::{attrs, DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
 use pmix_shm::barrier::BarrierTable;
 use pmix_shm::layout::RegionKind;
+use pmix_shm::ring::Ring;
 use pmix_shm::segment::Segment;
 use pmix_shm::store::{StoreReader, StoreWriter};
 use pmix_shm::sync::{AtomicBool, Ordering};
@@ -47,6 +52,9 @@ pub struct ClientConfig {
     pub caps: u64,
     /// How long the handshake may take.
     pub connect_timeout: Duration,
+    /// How long the progress thread spins for work before it sleeps
+    /// (`PMIXRS_PROGRESS_SPIN_US`; default 2 µs).
+    pub progress_spin: Duration,
 }
 
 fn env_var(name: &str) -> Result<String> {
@@ -88,6 +96,10 @@ impl ClientConfig {
             };
             cfg.caps = parsed.map_err(|_| bad("bad PMIXRS_CAPS"))?;
         }
+        if let Ok(v) = std::env::var(proto::env::PROGRESS_SPIN_US) {
+            let us: u64 = v.parse().map_err(|_| bad("bad PMIXRS_PROGRESS_SPIN_US"))?;
+            cfg.progress_spin = Duration::from_micros(us);
+        }
         Ok(cfg)
     }
 
@@ -100,6 +112,7 @@ impl ClientConfig {
             max_version: proto::PROTOCOL_VERSION,
             caps: caps::ALL,
             connect_timeout: Duration::from_secs(10),
+            progress_spin: Duration::from_micros(2),
         }
     }
 }
@@ -137,6 +150,10 @@ pub(crate) struct Inner {
     /// once found.
     pub(crate) own_barrier: OnceLock<u32>,
     pub(crate) finalized: Mutex<bool>,
+    /// Event machinery (`None` when the server does not offer events).
+    pub(crate) events: Option<Arc<event::Events>>,
+    /// Producer handles of the local clients' inbound event rings, by slot.
+    pub(crate) rings: Vec<OnceLock<Ring>>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -249,16 +266,33 @@ impl Client {
             } else {
                 None
             };
-            Ok((job, barriers, modex))
+            let events = if w.caps & caps::EVENTS != 0 {
+                let inbound = segment
+                    .ring(RegionKind::CLIENT_RING, w.client_slot)
+                    .map_err(|e| {
+                        Error::with_context(Status::ERR_INIT, format!("inbound event ring: {e}"))
+                    })?;
+                Some(event::Events::start(
+                    cfg.proc.clone(),
+                    inbound,
+                    cfg.progress_spin,
+                )?)
+            } else {
+                None
+            };
+            Ok((job, barriers, modex, events))
         })();
-        let (job, barriers, modex) = match opened {
+        let (job, barriers, modex, events) = match opened {
             Ok(x) => x,
             Err(e) => return Err(fail(e)),
         };
         let peers = (0..barriers.peer_count())
             .map(|_| OnceLock::new())
             .collect();
-        Ok(Client {
+        let rings = (0..barriers.peer_count())
+            .map(|_| OnceLock::new())
+            .collect();
+        let client = Client {
             inner: Arc::new(Inner {
                 me: cfg.proc.clone(),
                 server: w.server,
@@ -275,8 +309,25 @@ impl Client {
                 cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
                 own_barrier: OnceLock::new(),
                 finalized: Mutex::new(false),
+                events,
+                rings,
             }),
-        })
+        };
+        if let Some(ev) = &client.inner.events {
+            let weak = Arc::downgrade(&client.inner);
+            *ev.interest.lock() = Some(Box::new(move |codes, default| {
+                if let Some(inner) = weak.upgrade() {
+                    let _ = inner.conn.post(&Request::EventInterest { codes, default });
+                }
+            }));
+            let lost = Arc::downgrade(ev);
+            client.inner.conn.set_on_lost(Box::new(move || {
+                if let Some(ev) = lost.upgrade() {
+                    event::lost_connection(&ev);
+                }
+            }));
+        }
+        Ok(client)
     }
 
     /// This process's proc.
@@ -335,6 +386,9 @@ impl Client {
         *fin = true;
         let r = self.inner.conn.request(&Request::Finalize, None);
         self.inner.conn.close();
+        if let Some(ev) = &self.inner.events {
+            ev.shutdown();
+        }
         r?.into_result().map(|_| ())
     }
 
@@ -442,6 +496,112 @@ impl Client {
     /// The namespace of this process.
     pub fn nspace(&self) -> &Nspace {
         &self.inner.me.nspace
+    }
+
+    fn events(&self) -> Result<&Arc<event::Events>> {
+        self.inner.events.as_ref().ok_or_else(|| {
+            Error::with_context(
+                Status::ERR_NOT_SUPPORTED,
+                "the server does not support events (protocol version < 3)",
+            )
+        })
+    }
+
+    /// `PMIx_Register_event_handler`: registers `handler` for `codes` (one
+    /// code, several, or none for a default handler) with the directives in
+    /// `info` (`PMIX_EVENT_HDLR_NAME`, the placement attributes,
+    /// `PMIX_EVENT_JOB_LEVEL` / `ENVIRO_LEVEL`, `PMIX_RANGE`,
+    /// `PMIX_EVENT_CUSTOM_RANGE`, `PMIX_EVENT_AFFECTED_PROC(S)`).
+    ///
+    /// Returns the registration id. The handler receives no event before
+    /// the registration is complete; then the cached events it accepts are
+    /// replayed to it in arrival order. Handlers run on the progress thread
+    /// and complete through their [`EventCompletion`], from any thread.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_EVENT_REGISTRATION` for a duplicate name or a placement
+    /// that cannot be honoured (a second FIRST/LAST, BEFORE/AFTER a missing
+    /// handler or one of another category); `PMIX_ERR_BAD_PARAM` /
+    /// `PMIX_ERR_TYPE_MISMATCH` for malformed directives;
+    /// `PMIX_ERR_NOT_SUPPORTED` when the server does not offer events.
+    /// Nothing changes on error.
+    pub fn register_event_handler(
+        &self,
+        codes: &[Status],
+        info: &[Info],
+        handler: impl Fn(&Event<'_>, EventCompletion) + Send + Sync + 'static,
+    ) -> Result<HandlerId> {
+        self.events()?
+            .register(codes, info, Box::new(handler), |_| {})
+    }
+
+    /// As [`register_event_handler`](Self::register_event_handler), with
+    /// the result handed to `done` — always before the handler can receive
+    /// any event (the C API's registration callback).
+    pub fn register_event_handler_nb(
+        &self,
+        codes: &[Status],
+        info: &[Info],
+        handler: impl Fn(&Event<'_>, EventCompletion) + Send + Sync + 'static,
+        done: impl FnOnce(Result<HandlerId>) + Send + 'static,
+    ) {
+        let ev = match self.events() {
+            Ok(ev) => ev,
+            Err(e) => return done(Err(e)),
+        };
+        let mut done = Some(done);
+        let r = ev.register(codes, info, Box::new(handler), |id| {
+            if let Some(d) = done.take() {
+                d(Ok(id));
+            }
+        });
+        if let (Err(e), Some(d)) = (r, done.take()) {
+            d(Err(e));
+        }
+    }
+
+    /// `PMIx_Deregister_event_handler`. When it returns, the handler is
+    /// not running (unless it is the caller) and is never called again.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an unknown id.
+    pub fn deregister_event_handler(&self, id: HandlerId) -> Result<()> {
+        self.events()?.deregister(id)
+    }
+
+    /// `PMIx_Notify_event` from this process (the source is always this
+    /// process). Ranges: `PMIX_RANGE_PROC_LOCAL` (this process's handlers
+    /// only, no system call), `LOCAL`, `NAMESPACE`, `SESSION`, `GLOBAL`,
+    /// `CUSTOM` (with `PMIX_EVENT_CUSTOM_RANGE`), `RM` (the host; returns
+    /// its answer).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a bad range or a custom proc list with a
+    /// range other than CUSTOM; `PMIX_ERR_OUT_OF_RESOURCE` when a target's
+    /// ring stayed full; the host's status for `RM`.
+    pub fn notify_event(&self, status: Status, range: DataRange, info: &[Info]) -> Result<()> {
+        event::notify(&self.inner, status, range, info, None)
+    }
+
+    /// A `PMIX_RANGE_PROC_LOCAL` notify whose chain outcome (results,
+    /// whether a handler completed the event, the consolidated termination
+    /// request) is handed to `outcome` once the chain has run.
+    ///
+    /// # Errors
+    /// As [`notify_event`](Self::notify_event).
+    pub fn notify_local_with_outcome(
+        &self,
+        status: Status,
+        info: &[Info],
+        outcome: impl FnOnce(Outcome) + Send + 'static,
+    ) -> Result<()> {
+        event::notify(
+            &self.inner,
+            status,
+            DataRange::PROC_LOCAL,
+            info,
+            Some(Box::new(outcome)),
+        )
     }
 }
 

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use pmix_core::{Nspace, Proc, Status};
+use pmix_core::{DataRange, Info, Nspace, Proc, Status};
 use pmix_server::{Completion, Host};
 
 /// A client's `PMIx_Abort`.
@@ -140,6 +140,33 @@ impl Host for LauncherHost {
         });
         done(Ok(()));
     }
+
+    /// One node: the server already delivered the event to every local
+    /// target, and there is nowhere else to relay it.
+    fn notify_event(
+        &self,
+        status: Status,
+        source: &Proc,
+        range: DataRange,
+        info: &[Info],
+        done: Completion<()>,
+    ) {
+        let _ = (status, source, range, info);
+        done(Ok(()));
+    }
+
+    /// `pmixrun` generates no environment events of its own, so there is
+    /// nothing to subscribe to; the registration succeeds.
+    fn register_events(&self, codes: &[Status], done: Completion<()>) {
+        let _ = codes;
+        done(Ok(()));
+    }
+
+    /// Mirrors [`register_events`](Self::register_events).
+    fn deregister_events(&self, codes: &[Status], done: Completion<()>) {
+        let _ = codes;
+        done(Ok(()));
+    }
 }
 
 #[cfg(test)]
@@ -176,5 +203,16 @@ mod tests {
                 message: "first".into()
             })
         );
+    }
+
+    #[test]
+    fn event_up_calls_succeed_on_one_node() {
+        let (h, _) = host();
+        let p0 = Proc::new("job", Rank(0)).unwrap();
+        let ok = || -> Completion<()> { Box::new(|r| assert!(r.is_ok())) };
+        h.notify_event(Status(-3001), &p0, DataRange::GLOBAL, &[], ok());
+        h.register_events(&[Status(-3001)], ok());
+        h.register_events(&[], ok());
+        h.deregister_events(&[Status(-3001)], ok());
     }
 }

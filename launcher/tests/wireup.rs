@@ -2,7 +2,6 @@
 //! `examples/testclient.rs`, and in-process clients for protocol edge cases.
 
 use std::io::{Read, Write};
-use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -14,6 +13,13 @@ use pmix_core::codec::blob;
 use pmix_core::proto::{caps, msg};
 use pmix_core::{attrs, Info, Nspace, Proc, Rank, Status, Value};
 use pmix_server::{Completion, Host, Server, ServerConfig, SingleNodeJob};
+
+mod common;
+use common::{ids, text, wait_all};
+
+fn testclient() -> PathBuf {
+    common::example("testclient")
+}
 
 #[derive(Default)]
 struct TestHost {
@@ -76,40 +82,6 @@ impl Host for TestHost {
     }
 }
 
-fn ids() -> (u32, u32) {
-    let m = std::fs::metadata("/proc/self").unwrap();
-    (m.uid(), m.gid())
-}
-
-fn testclient() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    let p = dir.join("examples").join("testclient");
-    static BUILD: std::sync::Once = std::sync::Once::new();
-    BUILD.call_once(|| {
-        // `cargo test --test wireup` does not build examples on its own.
-        let st = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "pmix-launcher",
-                "--example",
-                "testclient",
-            ])
-            .args(if cfg!(debug_assertions) {
-                &[][..]
-            } else {
-                &["--release"][..]
-            })
-            .status()
-            .unwrap();
-        assert!(st.success(), "building examples/testclient failed");
-    });
-    assert!(p.exists(), "no {}", p.display());
-    p
-}
-
 struct Job {
     server: Server,
     host: Arc<TestHost>,
@@ -163,54 +135,6 @@ fn spawn(
             cmd.spawn().unwrap()
         })
         .collect()
-}
-
-fn wait_all(children: Vec<std::process::Child>, limit: Duration) -> Vec<Output> {
-    let t0 = Instant::now();
-    let mut children: Vec<_> = children.into_iter().map(Some).collect();
-    loop {
-        let mut running = false;
-        for c in children.iter_mut().flatten() {
-            if c.try_wait().unwrap().is_none() {
-                running = true;
-            }
-        }
-        if !running {
-            break;
-        }
-        if t0.elapsed() > limit {
-            for c in children.iter_mut().flatten() {
-                let _ = c.kill();
-            }
-            let outs: Vec<_> = children
-                .into_iter()
-                .flatten()
-                .map(|c| c.wait_with_output().unwrap())
-                .collect();
-            for o in &outs {
-                eprintln!(
-                    "{}{}",
-                    String::from_utf8_lossy(&o.stdout),
-                    String::from_utf8_lossy(&o.stderr)
-                );
-            }
-            panic!("job hung for {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    children
-        .into_iter()
-        .flatten()
-        .map(|c| c.wait_with_output().unwrap())
-        .collect()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn assert_all_ok(outs: &[Output]) {
@@ -374,7 +298,8 @@ fn future_client_is_served_at_the_server_version() {
     let env = [("PMIXRS_PROTOCOL_MAX", "99".to_string())];
     let outs = wait_all(spawn(&j, 0..1, "version", &env), Duration::from_secs(30));
     let t = text(&outs[0]);
-    assert!(t.contains("version 2 "), "{t}");
+    let want = format!("version {} ", pmix_core::proto::PROTOCOL_VERSION);
+    assert!(t.contains(&want), "{t}");
     assert!(outs[0].status.success(), "{t}");
 }
 

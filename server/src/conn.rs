@@ -14,7 +14,7 @@ use pmix_core::{Error, Proc, Result, Status};
 use pmix_shm::fdpass;
 use pmix_shm::sync::Ordering;
 
-use crate::{data, fence, Inner};
+use crate::{data, event, fence, Inner};
 
 /// How long a new connection may take to send its [`Hello`].
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -294,6 +294,7 @@ fn serve(inner: &Arc<Inner>, mut stream: UnixStream) {
     let Some(conn) = handshake(inner, &mut stream, &mut reader) else {
         return;
     };
+    event::connected(inner, &conn);
     loop {
         match read_frame(&mut stream, &mut reader) {
             Ok(Some(f)) => dispatch(inner, &conn, f),
@@ -324,8 +325,10 @@ fn lost(inner: &Arc<Inner>, conn: &Arc<Conn>) {
         }
         let (slot, fin) = (c.slot, c.finalized);
         let barrier = st.nspaces.get(&conn.proc.nspace).and_then(|n| n.barrier);
+        st.events.interest.forget(&conn.proc);
         (slot, fin, barrier)
     };
+    event::drive_host_calls(inner);
     if finalized {
         return;
     }
@@ -351,13 +354,19 @@ fn dispatch(inner: &Arc<Inner>, conn: &Arc<Conn>, f: Frame) {
             return;
         }
     };
+    // One-way messages (tag 0) never get a reply.
+    let one_way = tag == 0 && matches!(req, Request::Notify { .. } | Request::EventInterest { .. });
     if let Some(cap) = req.needs_cap() {
         if conn.caps & cap == 0 {
             let e = Error::with_context(
                 Status::ERR_NOT_SUPPORTED,
                 format!("request type {t} needs capability {cap:#x}, not agreed with this client"),
             );
-            conn.reply(t, tag, &Reply::error(&e));
+            if one_way {
+                inner.log(format_args!("{:?}: {e}", conn.proc));
+            } else {
+                conn.reply(t, tag, &Reply::error(&e));
+            }
             return;
         }
     }
@@ -370,11 +379,13 @@ fn dispatch(inner: &Arc<Inner>, conn: &Arc<Conn>, f: Frame) {
                 Box::new(move |r| {
                     let slot = {
                         let mut st = i.state.lock();
+                        st.events.interest.forget(&c.proc);
                         st.clients.get_mut(&c.proc).map(|rec| {
                             rec.finalized = true;
                             rec.slot
                         })
                     };
+                    event::drive_host_calls(&i);
                     if let Some(cell) = slot.and_then(|s| i.barriers.peer(s)) {
                         cell.set_state(peer_state::FINALIZED);
                     }
@@ -414,6 +425,15 @@ fn dispatch(inner: &Arc<Inner>, conn: &Arc<Conn>, f: Frame) {
                 Err(e) => Reply::error(&e),
             };
             conn.reply(msg::COMMIT, tag, &r);
+        }
+        Request::Notify { event, delivered } => {
+            event::client_notify(inner, conn, tag, event, delivered);
+        }
+        Request::EventInterest { codes, default } => {
+            event::set_interest(inner, &conn.proc, &codes, default);
+            if !one_way {
+                conn.reply(msg::EVENT_INTEREST, tag, &Reply::status(Status::SUCCESS));
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ use pmix_core::{attrs, Error, Info, Nspace, Proc, Rank, Result, Scope, Status, V
 use pmix_shm::layout::RegionKind;
 
 use crate::state::{ClientRec, NsInfo};
-use crate::Inner;
+use crate::{event, Inner};
 
 fn bad(msg: impl Into<String>) -> Error {
     Error::with_context(Status::ERR_BAD_PARAM, msg)
@@ -163,6 +163,7 @@ pub(crate) fn deregister_nspace(inner: &Inner, nspace: &Nspace) -> Result<()> {
         if let Some(b) = ns.barrier {
             st.free_barrier(b);
         }
+        st.events.store.forget_nspace(nspace);
     }
     inner
         .store
@@ -186,6 +187,9 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
         let slot = st.take_slot().ok_or_else(|| {
             Error::with_context(Status::ERR_OUT_OF_RESOURCE, "every client slot is taken")
         })?;
+        // A previous occupant's events must not reach this client; then it
+        // gets the cached and held events meant for it.
+        event::drain_stale(inner, slot);
         st.clients.insert(
             proc.clone(),
             ClientRec {
@@ -197,6 +201,7 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
                 dead: false,
             },
         );
+        event::replay(inner, &mut st, proc, slot);
         slot
     };
     if let Some(cell) = inner.barriers.peer(slot) {
@@ -236,8 +241,10 @@ pub(crate) fn deregister_client(inner: &Inner, proc: &Proc) -> Result<()> {
         })?;
         st.modex_readers.remove(&rec.slot);
         st.free_slot(rec.slot);
+        st.events.interest.forget(proc);
         rec
     };
+    event::drive_host_calls(inner);
     if let Some(conn) = &rec.conn {
         conn.close();
     }

@@ -90,7 +90,15 @@ pub trait Host: Send + Sync + 'static {
         not_supported(done, "disconnect");
     }
 
-    /// Relay an event beyond this node (later issue).
+    /// Relay a local client's event beyond this node: its range is
+    /// SESSION, GLOBAL or RM, or NAMESPACE / CUSTOM with targets on other
+    /// nodes. `source` is the client (the server stamps it; a client cannot
+    /// claim to be another proc). The server has already delivered the
+    /// event to its own local targets; an event the host itself gave to
+    /// [`Server::notify`](crate::Server::notify) never comes back here.
+    /// A client that asked for an answer (`PMIX_RANGE_RM`) gets the status
+    /// `done` receives.
+    #[doc(alias = "pmix_server_notify_event_fn_t")]
     fn notify_event(
         &self,
         status: Status,
@@ -101,6 +109,27 @@ pub trait Host: Send + Sync + 'static {
     ) {
         let _ = (status, source, range, info);
         not_supported(done, "notify_event");
+    }
+
+    /// Some local client now wants events of `codes` (an empty slice: every
+    /// code — a client registered a default handler). The server calls this
+    /// only when the union of its clients' wanted codes grows, so the host
+    /// registers each code once however many clients want it (seed 001,
+    /// "PMIx Server Registrations"); the host should then pass matching
+    /// environment events to [`Server::notify`](crate::Server::notify).
+    #[doc(alias = "pmix_server_register_events_fn_t")]
+    fn register_events(&self, codes: &[Status], done: Completion<()>) {
+        let _ = codes;
+        not_supported(done, "register_events");
+    }
+
+    /// No local client wants events of `codes` any more (an empty slice:
+    /// the last default handler went away). Mirrors
+    /// [`register_events`](Self::register_events).
+    #[doc(alias = "pmix_server_deregister_events_fn_t")]
+    fn deregister_events(&self, codes: &[Status], done: Completion<()>) {
+        let _ = codes;
+        not_supported(done, "deregister_events");
     }
 
     /// Answer queries (later issue).

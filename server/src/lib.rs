@@ -16,9 +16,16 @@
 //! - Requests that cannot be served from shared memory (finalize, abort,
 //!   fences that need the server, direct modex) arrive on the socket; the
 //!   server calls *up* into the [`Host`] for anything that leaves the node.
+//! - Events: each client slot has an inbound event ring in the segment.
+//!   The host's events ([`Server::notify`]) and the clients' events that
+//!   their peers could not take directly are pushed there by the server,
+//!   which also caches them for clients registered later, holds job events
+//!   until every local target has them, and registers with the host for the
+//!   codes its clients want ([`Host::register_events`]).
 
 mod conn;
 mod data;
+mod event;
 mod fence;
 pub mod host;
 pub mod jobinfo;
@@ -29,12 +36,14 @@ use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use parking_lot::Mutex;
 use pmix_core::proto::{self, caps};
-use pmix_core::{Error, Info, Nspace, Proc, Rank, Result, Status};
+use pmix_core::{DataRange, Error, Info, Nspace, Proc, Rank, Result, Status};
 use pmix_shm::barrier::{BarrierParams, BarrierTable};
 use pmix_shm::layout::RegionKind;
+use pmix_shm::ring::{Ring, RingParams};
 use pmix_shm::segment::{Segment, SegmentLayout};
 use pmix_shm::store::{StoreParams, StoreWriter};
 use pmix_shm::sync::{AtomicBool, Ordering};
@@ -69,6 +78,19 @@ pub struct ServerConfig {
     pub max_version: u16,
     /// Print refusals and dropped connections on stderr.
     pub log: bool,
+    /// Cells (64 bytes each) of each client's inbound event ring: a power
+    /// of two, at least 4 (default 1024). A record may take at most half
+    /// the ring.
+    pub event_ring_cells: usize,
+    /// Events the server caches for clients registered later
+    /// (`PMIx_server_cache_size`; default 512; 0: no cache). The oldest is
+    /// evicted first; job events some local target has not received yet
+    /// are held apart from this cache.
+    #[doc(alias = "PMIX_SERVER_CACHE_SIZE")]
+    pub event_cache_size: usize,
+    /// Longest the server waits for room in a connected client's event
+    /// ring before it gives that record up (default 1 s).
+    pub event_push_timeout: Duration,
 }
 
 impl ServerConfig {
@@ -86,6 +108,9 @@ impl ServerConfig {
             caps: caps::ALL,
             max_version: proto::PROTOCOL_VERSION,
             log: true,
+            event_ring_cells: 1024,
+            event_cache_size: 512,
+            event_push_timeout: Duration::from_secs(1),
         }
     }
 }
@@ -111,6 +136,8 @@ pub(crate) struct Inner {
     pub(crate) segment: Segment,
     pub(crate) barriers: BarrierTable,
     pub(crate) store: Mutex<StoreWriter>,
+    /// Each client slot's inbound event ring (producer side), by slot.
+    pub(crate) rings: Vec<Ring>,
     pub(crate) state: Mutex<State>,
     pub(crate) stopping: AtomicBool,
     pub(crate) dir: PathBuf,
@@ -146,7 +173,8 @@ impl Server {
     ///
     /// # Errors
     /// `PMIX_ERR_INIT` when the segment or the socket cannot be created,
-    /// `PMIX_ERR_BAD_PARAM` for out-of-range limits.
+    /// `PMIX_ERR_BAD_PARAM` for out-of-range limits (among them an
+    /// `event_ring_cells` that is not a power of two of at least 4).
     pub fn init(cfg: ServerConfig, host: Arc<dyn Host>) -> Result<Server> {
         if cfg.max_clients == 0 || cfg.max_nspaces == 0 {
             return Err(Error::with_context(
@@ -154,6 +182,9 @@ impl Server {
                 "max_clients and max_nspaces must be at least 1",
             ));
         }
+        let ring_params = RingParams::new(cfg.event_ring_cells).map_err(|e| {
+            Error::with_context(Status::ERR_BAD_PARAM, format!("event_ring_cells: {e}"))
+        })?;
         let job_params = StoreParams {
             buffer_count: 3,
             buffer_size: cfg.job_store_bytes,
@@ -180,11 +211,13 @@ impl Server {
                 BarrierTable::memory_size(&barrier_params),
             );
         for slot in 0..cfg.max_clients {
-            layout = layout.region(
-                RegionKind::MODEX,
-                slot,
-                StoreWriter::memory_size(&modex_params),
-            );
+            layout = layout
+                .region(
+                    RegionKind::MODEX,
+                    slot,
+                    StoreWriter::memory_size(&modex_params),
+                )
+                .ring(RegionKind::CLIENT_RING, slot, ring_params);
         }
         let init_err = |what: &str, e: &dyn std::fmt::Display| {
             Error::with_context(Status::ERR_INIT, format!("{what}: {e}"))
@@ -196,10 +229,16 @@ impl Server {
         let barriers = segment
             .init_barriers(RegionKind::BARRIERS, BARRIERS_ID, &barrier_params)
             .map_err(|e| init_err("barrier table", &e))?;
+        let mut rings = Vec::with_capacity(cfg.max_clients as usize);
         for slot in 0..cfg.max_clients {
             segment
                 .init_store(RegionKind::MODEX, slot, &modex_params)
                 .map_err(|e| init_err("modex store", &e))?;
+            rings.push(
+                segment
+                    .init_ring(RegionKind::CLIENT_RING, slot, ring_params)
+                    .map_err(|e| init_err("event ring", &e))?,
+            );
         }
         segment.publish();
 
@@ -211,13 +250,18 @@ impl Server {
 
         let me = Proc::from_parts(cfg.nspace.clone(), cfg.rank);
         let inner = Arc::new(Inner {
-            state: Mutex::new(State::new(cfg.max_clients, cfg.max_nspaces)),
+            state: Mutex::new(State::new(
+                cfg.max_clients,
+                cfg.max_nspaces,
+                cfg.event_cache_size,
+            )),
             cfg,
             me,
             host,
             segment,
             barriers,
             store: Mutex::new(store),
+            rings,
             stopping: AtomicBool::new(false),
             dir,
             socket_path,
@@ -319,6 +363,50 @@ impl Server {
     /// `PMIX_ERR_NOT_FOUND` when `proc` is not a local client.
     pub fn dmodex_request(&self, proc: &Proc) -> Result<Vec<u8>> {
         data::node_blob(&self.inner, std::slice::from_ref(proc))
+    }
+
+    /// The host's `PMIx_Notify_event`: delivers an event to every registered
+    /// local client in `range` (through its event ring), caches it for
+    /// clients registered later (unless `PMIX_EVENT_DO_NOT_CACHE`), and
+    /// holds a NAMESPACE or CUSTOM event for local targets not registered
+    /// yet. `source` is `None` for an event of the RM itself (the clients
+    /// see origin `Host`); a proc of another node for an event the host
+    /// relays from there. The event is never handed back to
+    /// [`Host::notify_event`]. Records a full ring cannot take are logged.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an unknown range, `PMIX_RANGE_PROC_LOCAL`
+    /// (no handlers live in the server) or a custom range that does not
+    /// match the range; the attribute checks' errors for mistyped infos.
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # fn f(server: &pmix_server::Server) -> pmix_core::Result<()> {
+    /// use pmix_core::{DataRange, Status};
+    /// server.notify(Status(-3001), None, DataRange::LOCAL, &[])?;
+    /// # Ok(()) }
+    /// ```
+    #[doc(alias = "PMIx_Notify_event")]
+    pub fn notify(
+        &self,
+        status: Status,
+        source: Option<&Proc>,
+        range: DataRange,
+        info: &[Info],
+    ) -> Result<()> {
+        event::host_notify(&self.inner, status, source, range, info)
+    }
+
+    /// The shared segment (tests read the clients' event rings through it).
+    #[doc(hidden)]
+    pub fn segment(&self) -> &Segment {
+        &self.inner.segment
+    }
+
+    /// The client slot of a registered proc.
+    #[doc(hidden)]
+    pub fn slot_of(&self, proc: &Proc) -> Option<u32> {
+        self.inner.state.lock().clients.get(proc).map(|c| c.slot)
     }
 
     /// Whether `proc` has connected and not yet finalized or dropped.

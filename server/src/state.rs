@@ -1,6 +1,6 @@
 //! The registry: namespaces, clients, free slots, fence trackers.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use pmix_core::Nspace;
@@ -8,6 +8,7 @@ use pmix_core::{Proc, Rank};
 use pmix_shm::store::StoreReader;
 
 use crate::conn::Conn;
+use crate::event::{EventState, Registry};
 use crate::fence::Tracker;
 
 /// What the server knows of a namespace.
@@ -46,10 +47,49 @@ pub(crate) struct State {
     pub(crate) trackers: BTreeMap<Vec<Proc>, Tracker>,
     /// The server's readers of the clients' modex stores, by slot.
     pub(crate) modex_readers: HashMap<u32, StoreReader>,
+    /// The event cache, held events and the clients' event interest.
+    pub(crate) events: EventState,
+}
+
+/// The registry as the event bookkeeping sees it (borrowed beside
+/// `State::events`).
+#[derive(Debug)]
+pub(crate) struct RegView<'a> {
+    nspaces: &'a HashMap<Nspace, NsInfo>,
+    clients: &'a HashMap<Proc, ClientRec>,
+}
+
+impl Registry for RegView<'_> {
+    fn sizes(&self, ns: &Nspace) -> Option<(u32, u32)> {
+        self.nspaces
+            .get(ns)
+            .filter(|n| n.registered)
+            .map(|n| (n.nlocal, n.job_size))
+    }
+
+    fn registered_ranks(&self, ns: &Nspace) -> BTreeSet<Rank> {
+        self.clients
+            .keys()
+            .filter(|p| &p.nspace == ns)
+            .map(|p| p.rank)
+            .collect()
+    }
+
+    fn is_registered(&self, p: &Proc) -> bool {
+        self.clients.contains_key(p)
+    }
+
+    fn nspaces(&self) -> Vec<Nspace> {
+        self.nspaces
+            .iter()
+            .filter(|(_, n)| n.registered)
+            .map(|(ns, _)| ns.clone())
+            .collect()
+    }
 }
 
 impl State {
-    pub(crate) fn new(max_clients: u32, max_nspaces: u32) -> Self {
+    pub(crate) fn new(max_clients: u32, max_nspaces: u32, event_cache_size: usize) -> Self {
         State {
             nspaces: HashMap::new(),
             clients: HashMap::new(),
@@ -57,7 +97,19 @@ impl State {
             free_barriers: (0..max_nspaces).rev().collect(),
             trackers: BTreeMap::new(),
             modex_readers: HashMap::new(),
+            events: EventState::new(event_cache_size),
         }
+    }
+
+    /// The event state, mutable, beside a read-only view of the registry.
+    pub(crate) fn events_and_registry(&mut self) -> (&mut EventState, RegView<'_>) {
+        (
+            &mut self.events,
+            RegView {
+                nspaces: &self.nspaces,
+                clients: &self.clients,
+            },
+        )
     }
 
     pub(crate) fn take_slot(&mut self) -> Option<u32> {

@@ -1,0 +1,241 @@
+//! Routing of a notify: PROC_LOCAL stays in the process; other ranges go
+//! straight into the inbound rings of the connected local targets, and to
+//! the server only when it must cache, reach clients not connected yet,
+//! leave the node, or reach the host.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use pmix_core::event::{EventMsg, Origin, RECORD_EVENT};
+use pmix_core::proto::{keys, peer_state, Request};
+use pmix_core::{attrs, codec, DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
+use pmix_shm::error::{PushTimeoutError, TryPushError};
+use pmix_shm::layout::RegionKind;
+use pmix_shm::ring::Ring;
+
+use super::{Command, Events, OutcomeFn, PUSH_TIMEOUT};
+use crate::{deadline_from, Inner};
+
+/// Where a non-PROC_LOCAL event goes from this client.
+#[derive(Debug, Default, PartialEq)]
+struct Plan {
+    /// Connected local clients in range (their slots, sorted, unique).
+    slots: Vec<u32>,
+    /// The server must get a copy.
+    server: bool,
+}
+
+fn job_value(inner: &Inner, ns: &str, rank: u32, key: &str) -> Option<Value> {
+    inner
+        .job
+        .with(ns, rank, key, |b| codec::decode_value(b).ok())
+        .flatten()
+}
+
+fn job_u32(inner: &Inner, ns: &str, key: &str) -> Option<u32> {
+    job_value(inner, ns, Rank::WILDCARD.0, key)?
+        .to_u64()
+        .ok()
+        .and_then(|x| u32::try_from(x).ok())
+}
+
+fn connected(inner: &Inner, slot: u32) -> bool {
+    inner
+        .barriers
+        .peer(slot)
+        .is_some_and(|c| c.state() == peer_state::CONNECTED)
+}
+
+fn slot_of(inner: &Inner, proc: &Proc) -> Option<u32> {
+    match job_value(inner, proc.nspace.as_str(), proc.rank.0, keys::SLOT)? {
+        Value::Uint32(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// Adds the connected local ranks of `ns` to the plan; anything unknown,
+/// not connected or off-node needs the server.
+fn whole_nspace(inner: &Inner, ns: &Nspace, plan: &mut Plan) {
+    let name = ns.as_str();
+    let peers = match job_value(inner, name, Rank::WILDCARD.0, attrs::LOCAL_PEERS) {
+        Some(Value::String(s)) => s,
+        _ => {
+            plan.server = true;
+            return;
+        }
+    };
+    let size = job_u32(inner, name, attrs::JOB_SIZE);
+    let local = job_u32(inner, name, attrs::LOCAL_SIZE);
+    if size.is_none() || size != local {
+        plan.server = true;
+    }
+    for r in peers.split(',').filter(|s| !s.is_empty()) {
+        match r.trim().parse::<u32>().ok().and_then(|rank| {
+            Proc::from_parts(ns.clone(), Rank(rank))
+                .pipe(|p| slot_of(inner, &p))
+                .filter(|s| connected(inner, *s))
+        }) {
+            Some(s) => plan.slots.push(s),
+            None => plan.server = true,
+        }
+    }
+}
+
+/// A tiny helper to keep the closure above readable.
+trait Pipe: Sized {
+    fn pipe<R>(self, f: impl FnOnce(Self) -> R) -> R {
+        f(self)
+    }
+}
+impl<T> Pipe for T {}
+
+fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
+    let mut plan = Plan::default();
+    match ev.range {
+        DataRange::LOCAL | DataRange::SESSION | DataRange::GLOBAL => {
+            for slot in 0..inner.barriers.peer_count() {
+                let Some(cell) = inner.barriers.peer(slot) else {
+                    continue;
+                };
+                match cell.state() {
+                    peer_state::CONNECTED => plan.slots.push(slot),
+                    // registered, not connected yet: the server delivers
+                    peer_state::REGISTERED => plan.server = true,
+                    _ => {}
+                }
+            }
+            // clients that connect later get it from the server's cache;
+            // SESSION and GLOBAL also reach other nodes through the host
+            plan.server |= !ev.do_not_cache() || ev.range != DataRange::LOCAL;
+        }
+        DataRange::NAMESPACE => {
+            if let Some(src) = &ev.source {
+                whole_nspace(inner, &src.nspace, &mut plan);
+            }
+        }
+        DataRange::CUSTOM => {
+            for p in &ev.custom_range {
+                if p.rank == Rank::WILDCARD {
+                    whole_nspace(inner, &p.nspace, &mut plan);
+                } else {
+                    match slot_of(inner, p).filter(|s| connected(inner, *s)) {
+                        Some(s) => plan.slots.push(s),
+                        None => plan.server = true,
+                    }
+                }
+            }
+        }
+        _ => plan.server = true,
+    }
+    plan.slots.sort_unstable();
+    plan.slots.dedup();
+    plan
+}
+
+/// The producer handle of a local client's inbound ring.
+fn peer_ring(inner: &Inner, slot: u32) -> Result<&Ring> {
+    let cell = inner.rings.get(slot as usize).ok_or_else(|| {
+        Error::with_context(Status::ERR_BAD_PARAM, format!("no client slot {slot}"))
+    })?;
+    if let Some(r) = cell.get() {
+        return Ok(r);
+    }
+    let r = inner
+        .segment
+        .ring(RegionKind::CLIENT_RING, slot)
+        .map_err(|e| Error::with_context(Status::ERR_INIT, format!("event ring {slot}: {e}")))?;
+    Ok(cell.get_or_init(|| r))
+}
+
+fn push_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::with_context(Status::ERR_OUT_OF_RESOURCE, format!("{what}: {e}"))
+}
+
+/// Pushes one record: at once if there is room, else waiting for room up
+/// to [`PUSH_TIMEOUT`] — except on the progress thread, which must not
+/// wait for a ring it may itself have to drain.
+fn push(ring: &Ring, bytes: &[u8], may_wait: bool) -> Result<()> {
+    match ring.try_push(RECORD_EVENT, bytes) {
+        Ok(()) => Ok(()),
+        Err(TryPushError::Full) if may_wait => ring
+            .push_timeout(RECORD_EVENT, bytes, PUSH_TIMEOUT)
+            .map_err(|e: PushTimeoutError| push_error("event ring", e)),
+        Err(e) => Err(push_error("event ring", e)),
+    }
+}
+
+impl Events {
+    /// Queues a PROC_LOCAL event for this process's handlers: a record in
+    /// the in-process queue (no system call unless the progress thread
+    /// sleeps), or a command when the notifier wants the outcome.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_OUT_OF_RESOURCE` when the queue stayed full.
+    pub(crate) fn notify_local(&self, mut ev: EventMsg, outcome: Option<OutcomeFn>) -> Result<()> {
+        ev.id = self.next_id();
+        ev.origin = Origin::ThisProcess;
+        if outcome.is_some() {
+            self.command(Command::Local(Box::new(ev), outcome));
+            return Ok(());
+        }
+        push(&self.local, &ev.encode(), !self.on_progress_thread())?;
+        self.inbound.consumer_doorbell().ring();
+        Ok(())
+    }
+}
+
+/// `PMIx_Notify_event` from this client. The source is always this
+/// process. `outcome` (PROC_LOCAL only) receives the chain's outcome.
+pub(crate) fn notify(
+    inner: &Inner,
+    status: Status,
+    range: DataRange,
+    info: &[Info],
+    outcome: Option<OutcomeFn>,
+) -> Result<()> {
+    let events: &Arc<Events> = inner.events.as_ref().ok_or_else(|| {
+        Error::with_context(
+            Status::ERR_NOT_SUPPORTED,
+            "the server does not support events (protocol version < 3)",
+        )
+    })?;
+    let mut ev = EventMsg::for_notify(status, Some(inner.me.clone()), range, info)?;
+    if range == DataRange::PROC_LOCAL {
+        return events.notify_local(ev, outcome);
+    }
+    ev.id = events.next_id();
+    let may_wait = !events.on_progress_thread();
+    if outcome.is_some() {
+        return Err(Error::with_context(
+            Status::ERR_BAD_PARAM,
+            "an outcome is reported for PMIX_RANGE_PROC_LOCAL events only",
+        ));
+    }
+    ev.origin = Origin::ThisNode;
+    let plan = plan(inner, &ev);
+    let bytes = ev.encode();
+    let mut delivered = Vec::with_capacity(plan.slots.len());
+    let mut failed = None;
+    for &slot in &plan.slots {
+        match peer_ring(inner, slot).and_then(|r| push(r, &bytes, may_wait)) {
+            Ok(()) => delivered.push(slot),
+            Err(e) => failed = Some(e),
+        }
+    }
+    if plan.server {
+        let deadline: Option<Instant> = deadline_from(info)?;
+        let req = Request::Notify {
+            event: ev,
+            delivered,
+        };
+        if range == DataRange::RM {
+            inner.conn.request(&req, deadline)?.into_result()?;
+        } else {
+            inner.conn.post(&req)?;
+        }
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,293 @@
+//! The progress thread: drains commands, PROC_LOCAL events and the inbound
+//! ring, and walks each event's handler chain.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pmix_core::event::{accepts, ChainRun, EventMsg, HandlerId, Origin, RECORD_EVENT};
+use pmix_core::{attrs, DataRange, Info, Status};
+use pmix_shm::handoff::Handoff;
+use pmix_shm::ring::Consumer;
+use pmix_shm::sync::Ordering;
+
+use super::{
+    Command, Done, Event, EventCompletion, Events, Handler, Local, OutcomeFn, LOCAL_CACHE, SEEN_IDS,
+};
+
+/// Records taken from one source per round (keeps the sources fair).
+const BATCH: usize = 256;
+/// Longest sleep: the ring's recovery of dead producers runs on drains.
+const MAX_SLEEP: Duration = Duration::from_millis(10);
+
+/// One event travelling its chain.
+pub(crate) struct Run {
+    ev: Arc<EventMsg>,
+    entries: Vec<(HandlerId, Option<String>, Arc<Handler>)>,
+    next: usize,
+    chain: ChainRun,
+    outcome: Option<OutcomeFn>,
+    /// Name of the handler whose completion is awaited.
+    waiting_for: Option<String>,
+}
+
+impl Local {
+    fn new() -> Local {
+        Local {
+            cache: VecDeque::new(),
+            seen: HashSet::new(),
+            seen_order: VecDeque::new(),
+            runs: HashMap::new(),
+            next_run: 0,
+        }
+    }
+
+    /// `false` if this id was already received (a second copy).
+    fn first_sight(&mut self, ev: &EventMsg) -> bool {
+        if !self.seen.insert(ev.id) {
+            return false;
+        }
+        self.seen_order.push_back(ev.id);
+        if self.seen_order.len() > SEEN_IDS {
+            if let Some(old) = self.seen_order.pop_front() {
+                self.seen.remove(&old);
+            }
+        }
+        true
+    }
+}
+
+/// The thread's body.
+pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
+    let mut st = Local::new();
+    let mut batch: Vec<(u16, Vec<u8>)> = Vec::new();
+    loop {
+        // ORDERING: Acquire — pairs with the Release store in `shutdown`.
+        if ev.stop.load(Ordering::Acquire) {
+            break;
+        }
+        let mut work = 0;
+        // ORDERING: AcqRel — Acquire pairs with the Release store in
+        // `command` (the queue is then read under its lock); clearing first
+        // means a command queued meanwhile sets the flag again.
+        if ev.pending.swap(false, Ordering::AcqRel) {
+            let cmds: Vec<Command> = ev.commands.lock().drain(..).collect();
+            work += cmds.len();
+            for c in cmds {
+                command(&ev, &mut st, c);
+            }
+        }
+        for (source, consumer) in [
+            (Origin::ThisProcess, &mut local),
+            (Origin::ThisNode, &mut inbound),
+        ] {
+            batch.clear();
+            let n = consumer.drain(BATCH, |kind, bytes| batch.push((kind, bytes.to_vec())));
+            work += n;
+            for (kind, bytes) in batch.drain(..) {
+                record(&ev, &mut st, source, kind, &bytes);
+            }
+        }
+        if work > 0 {
+            continue;
+        }
+        let (loc, inb) = (&local, &inbound);
+        ev.inbound.consumer_doorbell().wait_until(
+            // ORDERING: Acquire — as above; the consumers' checks are
+            // ordered by the doorbell's fence.
+            || {
+                ev.stop.load(Ordering::Acquire)
+                    || ev.pending.load(Ordering::Acquire)
+                    || loc.is_ready()
+                    || inb.is_ready()
+            },
+            ev.spin,
+            Some(Instant::now() + MAX_SLEEP),
+        );
+    }
+}
+
+/// One record from a ring.
+fn record(ev: &Arc<Events>, st: &mut Local, source: Origin, kind: u16, bytes: &[u8]) {
+    if kind != RECORD_EVENT {
+        return;
+    }
+    match EventMsg::decode(bytes) {
+        Ok(mut msg) => {
+            if source == Origin::ThisProcess {
+                // the in-process queue is only written by this process
+                msg.origin = Origin::ThisProcess;
+            } else if msg.origin == Origin::ThisProcess {
+                // another process cannot claim to be this one
+                msg.origin = Origin::ThisNode;
+            }
+            if st.first_sight(&msg) {
+                dispatch(ev, st, Arc::new(msg), None);
+            }
+        }
+        Err(e) => internal(
+            ev,
+            st,
+            Status::ERR_COMM_FAILURE,
+            vec![Info::new(attrs::EVENT_TEXT_MESSAGE, e.to_string()).ok()],
+        ),
+    }
+}
+
+/// Raises an event inside this client only (`PMIX_EVENT_NON_DEFAULT`).
+pub(crate) fn internal(ev: &Arc<Events>, st: &mut Local, status: Status, more: Vec<Option<Info>>) {
+    let mut msg = EventMsg::new(status, DataRange::PROC_LOCAL);
+    msg.id = ev.next_id();
+    msg.origin = Origin::ThisProcess;
+    msg.info = std::iter::once(Info::new(attrs::EVENT_NON_DEFAULT, true).ok())
+        .chain(more)
+        .flatten()
+        .collect();
+    dispatch(ev, st, Arc::new(msg), None);
+}
+
+fn command(ev: &Arc<Events>, st: &mut Local, c: Command) {
+    match c {
+        Command::Arm(id) => arm(ev, st, id),
+        Command::Continue(run_id, done) => {
+            if let Some(mut run) = st.runs.remove(&run_id) {
+                let name = run.waiting_for.take();
+                apply(&mut run, name, done);
+                advance(ev, st, run);
+            }
+        }
+        Command::Local(msg, outcome) => {
+            let _ = st.first_sight(&msg);
+            dispatch(ev, st, Arc::from(msg), outcome);
+        }
+    }
+}
+
+/// Arms a new handler, then replays the cached events it accepts, in
+/// arrival order, to it alone.
+fn arm(ev: &Arc<Events>, st: &mut Local, id: HandlerId) {
+    let chain = ev.chain.load();
+    let Some(entry) = chain.get(id) else {
+        return; // deregistered meanwhile
+    };
+    if !entry.handler.gate.arm() {
+        return;
+    }
+    let replay: Vec<Arc<EventMsg>> = st
+        .cache
+        .iter()
+        .filter(|m| accepts(&entry.spec, &ev.me, &m.view()))
+        .cloned()
+        .collect();
+    for msg in replay {
+        let run = Run {
+            ev: msg,
+            entries: vec![(id, entry.spec.name.clone(), Arc::clone(&entry.handler))],
+            next: 0,
+            chain: ChainRun::new(),
+            outcome: None,
+            waiting_for: None,
+        };
+        advance(ev, st, run);
+    }
+}
+
+/// Caches an event and starts its chain over the current snapshot.
+pub(crate) fn dispatch(
+    ev: &Arc<Events>,
+    st: &mut Local,
+    msg: Arc<EventMsg>,
+    outcome: Option<OutcomeFn>,
+) {
+    if !msg.do_not_cache() {
+        st.cache.push_back(Arc::clone(&msg));
+        if st.cache.len() > LOCAL_CACHE {
+            st.cache.pop_front();
+        }
+    }
+    let chain = ev.chain.load();
+    let entries = chain
+        .matching(&ev.me, &msg.view())
+        .into_iter()
+        .map(|e| (e.id, e.spec.name.clone(), Arc::clone(&e.handler)))
+        .collect();
+    let run = Run {
+        ev: msg,
+        entries,
+        next: 0,
+        chain: ChainRun::new(),
+        outcome,
+        waiting_for: None,
+    };
+    advance(ev, st, run);
+}
+
+fn apply(run: &mut Run, name: Option<String>, d: Done) {
+    run.chain
+        .handler_done(name.as_deref(), d.status, d.updated_prior, d.results);
+}
+
+/// Calls the run's handlers until one completes later, or the chain ends.
+fn advance(ev: &Arc<Events>, st: &mut Local, mut run: Run) {
+    loop {
+        if run.chain.is_stopped() || run.next >= run.entries.len() {
+            if let Some(o) = run.outcome.take() {
+                o(std::mem::take(&mut run.chain).finish());
+            }
+            return;
+        }
+        let (id, name, handler) = run.entries[run.next].clone();
+        run.next += 1;
+        if !handler.gate.enter() {
+            continue; // not armed yet, or deregistered
+        }
+        let handoff = Arc::new(Handoff::new());
+        let run_id = st.next_run;
+        st.next_run += 1;
+        let completion = EventCompletion {
+            handoff: Arc::clone(&handoff),
+            run: run_id,
+            events: Arc::downgrade(ev),
+            done: false,
+        };
+        let event = Event {
+            registration: id,
+            status: run.ev.status,
+            source: run.ev.source.as_ref(),
+            info: &run.ev.info,
+            results: run.chain.results(),
+        };
+        // A panicking handler drops its completion while unwinding, which
+        // completes it as PMIX_EVENT_NO_ACTION_TAKEN; the chain goes on.
+        let _ = catch_unwind(AssertUnwindSafe(|| (handler.f)(&event, completion)));
+        handler.gate.exit();
+        match handoff.after_call() {
+            Some(d) => apply(&mut run, name, d),
+            None => {
+                run.waiting_for = name;
+                st.runs.insert(run_id, run);
+                return;
+            }
+        }
+    }
+}
+
+/// Raises `PMIX_ERR_LOST_CONNECTION` (the connection's reader saw the
+/// server go away without a finalize).
+pub(crate) fn lost_connection(ev: &Arc<Events>) {
+    let mut msg = EventMsg::new(Status::ERR_LOST_CONNECTION, DataRange::PROC_LOCAL);
+    msg.id = ev.next_id();
+    msg.origin = Origin::ThisProcess;
+    msg.info = vec![Info::new(attrs::EVENT_NON_DEFAULT, true)]
+        .into_iter()
+        .flatten()
+        .collect();
+    ev.command(Command::Local(Box::new(msg), None));
+}
+
+impl Default for Local {
+    fn default() -> Self {
+        Local::new()
+    }
+}

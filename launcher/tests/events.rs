@@ -1,0 +1,119 @@
+//! Event notification across real processes: `pmixrun` jobs and an
+//! in-test server running `examples/evclient.rs`.
+
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pmix_core::{Nspace, Proc, Rank};
+use pmix_server::{NullHost, Server, ServerConfig, SingleNodeJob};
+
+mod common;
+use common::{example, ids, text, wait_all};
+
+fn pmixrun(n: u32, scenario: &str) -> Output {
+    let ev = example("evclient");
+    Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "60", "-n", &n.to_string()])
+        .arg(ev)
+        .arg(scenario)
+        .output()
+        .unwrap()
+}
+
+fn assert_ok(o: &Output, n: usize) {
+    assert!(o.status.success(), "{}", text(o));
+    assert_eq!(text(o).matches("ok done").count(), n, "{}", text(o));
+    assert!(!text(o).contains("FAIL"), "{}", text(o));
+}
+
+#[test]
+fn every_range_reaches_exactly_its_targets_with_the_true_source() {
+    let o = pmixrun(4, "ranges");
+    assert_ok(&o, 4);
+    assert_eq!(text(&o).matches("ok ranges").count(), 4, "{}", text(&o));
+}
+
+#[test]
+fn late_handlers_get_cached_events_replayed_but_not_do_not_cache_ones() {
+    let o = pmixrun(2, "replay");
+    assert_ok(&o, 2);
+}
+
+fn server(tag: &str, n: u32) -> (Server, Nspace) {
+    let mut cfg = ServerConfig::new(Nspace::new(format!("srv-{tag}")).unwrap());
+    cfg.max_clients = 8;
+    let server = Server::init(cfg, Arc::new(NullHost)).unwrap();
+    let ns = Nspace::new(format!("job-{tag}")).unwrap();
+    let (uid, gid) = ids();
+    for r in 0..n {
+        server
+            .register_client(&Proc::from_parts(ns.clone(), Rank(r)), uid, gid)
+            .unwrap();
+    }
+    let infos = SingleNodeJob::new(ns.clone(), n, "testnode")
+        .infos()
+        .unwrap();
+    server.register_nspace(&ns, n, &infos).unwrap();
+    (server, ns)
+}
+
+fn spawn(server: &Server, ns: &Nspace, rank: u32, scenario: &str) -> std::process::Child {
+    let p = Proc::from_parts(ns.clone(), Rank(rank));
+    Command::new(example("evclient"))
+        .arg(scenario)
+        .envs(server.setup_fork(&p).unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn an_event_for_a_client_not_yet_connected_is_held_until_it_connects() {
+    let (server, ns) = server("held", 2);
+    let early = wait_all(
+        vec![spawn(&server, &ns, 0, "early_sender")],
+        Duration::from_secs(30),
+    );
+    assert!(early[0].status.success(), "{}", text(&early[0]));
+    let late = wait_all(
+        vec![spawn(&server, &ns, 1, "late_receiver")],
+        Duration::from_secs(30),
+    );
+    assert!(late[0].status.success(), "{}", text(&late[0]));
+    assert!(
+        text(&late[0]).contains("ok late receiver"),
+        "{}",
+        text(&late[0])
+    );
+}
+
+#[test]
+fn losing_the_server_raises_lost_connection_in_the_client() {
+    let (server, ns) = server("lost", 1);
+    let mut child = spawn(&server, &ns, 0, "lost");
+    // wait for "registered" on its stdout
+    let mut out = child.stdout.take().unwrap();
+    let t0 = Instant::now();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 256];
+    use std::io::Read;
+    while !String::from_utf8_lossy(&seen).contains("registered") {
+        assert!(t0.elapsed() < Duration::from_secs(30), "never registered");
+        let n = out.read(&mut buf).unwrap();
+        assert!(
+            n > 0,
+            "child closed stdout: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buf[..n]);
+    }
+    server.finalize();
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    let st = child.wait().unwrap();
+    let all = format!("{}{rest}", String::from_utf8_lossy(&seen));
+    assert!(st.success(), "{all}");
+    assert!(all.contains("ok lost connection event"), "{all}");
+}
