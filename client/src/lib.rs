@@ -198,14 +198,17 @@ impl Client {
     /// See [`Client::connect`]; `PMIX_ERR_NOT_SUPPORTED` without a server
     /// environment.
     pub fn init(info: &[Info]) -> Result<Client> {
-        let _ = info;
         let mut g = GLOBAL.lock();
-        if let Some((c, n)) = g.as_mut() {
+        let c = if let Some((c, n)) = g.as_mut() {
             *n += 1;
-            return Ok(c.clone());
-        }
-        let c = Client::connect(&ClientConfig::from_env()?)?;
-        *g = Some((c.clone(), 1));
+            c.clone()
+        } else {
+            let c = Client::connect(&ClientConfig::from_env()?)?;
+            *g = Some((c.clone(), 1));
+            c
+        };
+        drop(g);
+        c.declare_model(info);
         Ok(c)
     }
 
@@ -496,6 +499,31 @@ impl Client {
     /// The namespace of this process.
     pub fn nspace(&self) -> &Nspace {
         &self.inner.me.nspace
+    }
+
+    /// A programming model given to `init` (`PMIX_PROGRAMMING_MODEL`,
+    /// `PMIX_MODEL_LIBRARY_NAME`, `PMIX_MODEL_LIBRARY_VERSION`) is announced
+    /// to this process's handlers as `PMIX_MODEL_DECLARED`, PROC_LOCAL and
+    /// `PMIX_EVENT_NON_DEFAULT` (a default handler of an MPI library must
+    /// not take it for a fault).
+    fn declare_model(&self, info: &[Info]) {
+        let model: Vec<Info> = info
+            .iter()
+            .filter(|i| {
+                i.is(attrs::PROGRAMMING_MODEL)
+                    || i.is(attrs::MODEL_LIBRARY_NAME)
+                    || i.is(attrs::MODEL_LIBRARY_VERSION)
+            })
+            .cloned()
+            .collect();
+        if model.is_empty() || self.inner.events.is_none() {
+            return;
+        }
+        let mut all = model;
+        if let Ok(i) = Info::new(attrs::EVENT_NON_DEFAULT, true) {
+            all.push(i);
+        }
+        let _ = self.notify_event(Status::MODEL_DECLARED, DataRange::PROC_LOCAL, &all);
     }
 
     fn events(&self) -> Result<&Arc<event::Events>> {

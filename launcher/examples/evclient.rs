@@ -106,6 +106,27 @@ fn main() {
         "ranges" => ranges(&c, &me, &peer),
         "replay" => replay(&c, &me),
         "lost" => lost(&c),
+        "model" => {
+            let specific = Arc::new(Inbox::default());
+            let default = Arc::new(Inbox::default());
+            c.register_event_handler(&[Status::MODEL_DECLARED], &[], specific.handler())
+                .unwrap_or_else(|e| fail(format!("register: {e}")));
+            c.register_event_handler(&[], &[], default.handler())
+                .unwrap_or_else(|e| fail(format!("register: {e}")));
+            let again = Client::init(&[Info::new(attrs::PROGRAMMING_MODEL, "MPI").unwrap()])
+                .unwrap_or_else(|e| fail(format!("second init: {e}")));
+            specific.wait_for("model declared", |s| {
+                s.iter()
+                    .any(|x| x.0 == Status::MODEL_DECLARED && x.1.as_ref() == Some(&me))
+            });
+            std::thread::sleep(Duration::from_millis(100));
+            let d = default.seen.lock().unwrap().len();
+            check(d == 0, || format!("the default handler saw {d} events"));
+            again
+                .finalize()
+                .unwrap_or_else(|e| fail(format!("finalize: {e}")));
+            println!("ok model declared");
+        }
         "early_sender" => {
             // rank 0 only: notify its namespace, then leave
             c.notify_event(PING, DataRange::NAMESPACE, &[tag("early")])

@@ -40,6 +40,13 @@ fn late_handlers_get_cached_events_replayed_but_not_do_not_cache_ones() {
     assert_ok(&o, 2);
 }
 
+#[test]
+fn a_declared_programming_model_is_announced_to_specific_handlers_only() {
+    let o = pmixrun(1, "model");
+    assert_ok(&o, 1);
+    assert!(text(&o).contains("ok model declared"), "{}", text(&o));
+}
+
 fn server(tag: &str, n: u32) -> (Server, Nspace) {
     let mut cfg = ServerConfig::new(Nspace::new(format!("srv-{tag}")).unwrap());
     cfg.max_clients = 8;

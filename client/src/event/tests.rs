@@ -572,3 +572,154 @@ fn proc_local_from_many_threads_arrives_complete() {
     }
     assert_eq!(*count.lock(), 8000);
 }
+
+/// Pushes an event from another process into the inbound ring.
+fn inject(inbound: &Ring, seq: u64, status: Status, source: Option<Proc>, info: Vec<Info>) {
+    let mut msg = EventMsg::new(status, DataRange::LOCAL);
+    msg.id = pmix_core::event::EventId { origin: 7, seq };
+    msg.origin = if source.is_some() {
+        pmix_core::event::Origin::ThisNode
+    } else {
+        pmix_core::event::Origin::Host
+    };
+    msg.source = source;
+    msg.info = info;
+    inbound.try_push(RECORD_EVENT, &msg.encode()).unwrap();
+    inbound.consumer_doorbell().ring();
+}
+
+#[test]
+fn registration_filters_select_by_source_range_level_and_affected_proc() {
+    let (ev, inbound) = start();
+    let log = Log::default();
+    let range = |r: DataRange| Info::new(attrs::RANGE, Value::DataRange(r)).unwrap();
+    let peer_same_ns = Proc::new("evtest", Rank(3)).unwrap();
+    let other_ns = Proc::new("other", Rank(0)).unwrap();
+    let reg = |name: &str, info: Vec<Info>| {
+        ev.register(&[PING], &info, logger(&log, name, Status::SUCCESS), |_| {})
+            .unwrap();
+    };
+    reg(
+        "proc-local",
+        vec![named("proc-local"), range(DataRange::PROC_LOCAL)],
+    );
+    reg("local", vec![named("local"), range(DataRange::LOCAL)]);
+    reg(
+        "namespace",
+        vec![named("namespace"), range(DataRange::NAMESPACE)],
+    );
+    reg("rm", vec![named("rm"), range(DataRange::RM)]);
+    reg(
+        "custom",
+        vec![
+            named("custom"),
+            range(DataRange::CUSTOM),
+            Info::new(attrs::EVENT_CUSTOM_RANGE, Value::Proc(other_ns.clone())).unwrap(),
+        ],
+    );
+    reg("job", vec![named("job"), flag(attrs::EVENT_JOB_LEVEL)]);
+    reg(
+        "enviro",
+        vec![named("enviro"), flag(attrs::EVENT_ENVIRO_LEVEL)],
+    );
+    reg(
+        "affected",
+        vec![
+            named("affected"),
+            Info::new(attrs::EVENT_AFFECTED_PROC, Value::Proc(other_ns.clone())).unwrap(),
+        ],
+    );
+    reg("any", vec![named("any")]);
+    settle(&ev);
+    let got = |f: &dyn Fn()| {
+        log.lock().clear();
+        f();
+        settle(&ev);
+        let mut v = log.lock().clone();
+        v.sort();
+        v
+    };
+    // from this process
+    assert_eq!(
+        got(&|| {
+            run(&ev, PING, vec![]);
+        }),
+        ["any", "job", "local", "namespace", "proc-local"]
+    );
+    // from a peer of the same namespace on this node
+    let from_peer = got(&|| inject(&inbound, 1, PING, Some(peer_same_ns.clone()), vec![]));
+    assert_eq!(from_peer, ["any", "job", "local", "namespace"]);
+    // from another namespace
+    let from_other = got(&|| inject(&inbound, 2, PING, Some(other_ns.clone()), vec![]));
+    assert_eq!(from_other, ["any", "custom", "job", "local"]);
+    // from the RM, environment-level, no source
+    let from_rm = got(&|| inject(&inbound, 3, PING, None, vec![]));
+    assert_eq!(from_rm, ["any", "enviro", "rm"]);
+    // from the RM, naming an affected proc: job-level
+    let affecting = got(&|| {
+        inject(
+            &inbound,
+            4,
+            PING,
+            None,
+            vec![Info::new(attrs::EVENT_AFFECTED_PROC, Value::Proc(other_ns.clone())).unwrap()],
+        )
+    });
+    assert_eq!(affecting, ["affected", "any", "job", "rm"]);
+}
+
+#[test]
+fn concurrent_registration_and_deregistration_while_events_flow() {
+    let (ev, _r) = start();
+    let hits = Arc::new(pmix_shm::sync::AtomicU64::new(0));
+    let h2 = Arc::clone(&hits);
+    ev.register(
+        &[PING],
+        &[named("steady")],
+        Box::new(move |_e, c| {
+            // ORDERING: Relaxed — a counter read after the joins below.
+            h2.fetch_add(1, pmix_shm::sync::Ordering::Relaxed);
+            c.done(Status::SUCCESS, vec![]);
+        }),
+        |_| {},
+    )
+    .unwrap();
+    settle(&ev);
+    let stop = Arc::new(pmix_shm::sync::AtomicBool::new(false));
+    let churn: Vec<_> = (0..3)
+        .map(|t| {
+            let ev = Arc::clone(&ev);
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let mut n = 0u32;
+                // ORDERING: Relaxed — a stop flag, nothing published with it.
+                while !stop.load(pmix_shm::sync::Ordering::Relaxed) {
+                    let name = format!("churn-{t}-{n}");
+                    let id = ev
+                        .register(&[PING], &[named(&name)], Box::new(|_e, c| drop(c)), |_| {})
+                        .unwrap();
+                    ev.deregister(id).unwrap();
+                    n += 1;
+                }
+                n
+            })
+        })
+        .collect();
+    for _ in 0..2000 {
+        let msg = EventMsg::for_notify(PING, None, DataRange::PROC_LOCAL, &[]).unwrap();
+        ev.notify_local(msg, None).unwrap();
+    }
+    let end = std::time::Instant::now() + WAIT;
+    // ORDERING: Relaxed — see above.
+    while hits.load(pmix_shm::sync::Ordering::Relaxed) < 2000 && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // ORDERING: Relaxed — see above.
+    stop.store(true, pmix_shm::sync::Ordering::Relaxed);
+    let rounds: u32 = churn.into_iter().map(|t| t.join().unwrap()).sum();
+    assert!(rounds > 0);
+    // ORDERING: Relaxed — see above.
+    assert_eq!(hits.load(pmix_shm::sync::Ordering::Relaxed), 2000);
+    // only the steady handler is left
+    assert_eq!(ev.chain.load().len(), 1);
+}
