@@ -21,12 +21,15 @@ use pmix_shm::sync::{AtomicBool, AtomicU32, Ordering};
 type Waiter = Box<dyn FnOnce(Reply) + Send>;
 /// Called once when the server goes away without a finalize.
 pub(crate) type LostHook = Box<dyn FnOnce() + Send>;
+/// Called when a message from the server cannot be unpacked.
+pub(crate) type CommFailureHook = Box<dyn Fn(String) + Send>;
 
 /// Where replies go, and whether the server is still there.
 struct Routes {
     waiters: HashMap<u32, Waiter>,
     lost: bool,
     on_lost: Option<LostHook>,
+    on_comm_failure: Option<CommFailureHook>,
 }
 
 /// The socket to the server.
@@ -127,6 +130,7 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
         waiters: HashMap::new(),
         lost: false,
         on_lost: None,
+        on_comm_failure: None,
     }));
     let closed = Arc::new(AtomicBool::new(false));
     let reader_thread = {
@@ -160,7 +164,12 @@ fn reader_loop(
     loop {
         match read_frame(&mut stream, &mut reader) {
             Ok(Some(f)) if f.header.msg_type & msg::REPLY != 0 => {
-                let reply = Reply::decode(&f.body).unwrap_or_else(|e| Reply::error(&e));
+                let reply = Reply::decode(&f.body).unwrap_or_else(|e| {
+                    if let Some(hook) = &routes.lock().on_comm_failure {
+                        hook(format!("a reply from the server cannot be unpacked: {e}"));
+                    }
+                    Reply::error(&e)
+                });
                 let w = routes.lock().waiters.remove(&f.header.tag);
                 if let Some(w) = w {
                     w(reply);
@@ -245,6 +254,12 @@ impl Conn {
             .lock()
             .write_all(&f)
             .map_err(|e| lost_error(&format!("write to the server failed: {e}")))
+    }
+
+    /// Installs the hook run for every message from the server that cannot
+    /// be unpacked.
+    pub(crate) fn set_on_comm_failure(&self, hook: CommFailureHook) {
+        self.routes.lock().on_comm_failure = Some(hook);
     }
 
     /// Installs the hook run once if the server goes away without a

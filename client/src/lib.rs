@@ -326,9 +326,18 @@ impl Client {
             let lost = Arc::downgrade(ev);
             client.inner.conn.set_on_lost(Box::new(move || {
                 if let Some(ev) = lost.upgrade() {
-                    event::lost_connection(&ev);
+                    event::raise_internal(&ev, Status::ERR_LOST_CONNECTION, None);
                 }
             }));
+            let failed = Arc::downgrade(ev);
+            client
+                .inner
+                .conn
+                .set_on_comm_failure(Box::new(move |why: String| {
+                    if let Some(ev) = failed.upgrade() {
+                        event::raise_internal(&ev, Status::ERR_COMM_FAILURE, Some(why));
+                    }
+                }));
         }
         Ok(client)
     }

@@ -34,10 +34,10 @@ impl Val {
 
     /// Asserts the value was not dropped and returns its id.
     fn check(&self) -> u32 {
-        // ORDERING: Relaxed — if the value had been dropped before the
-        // reader's count bump, the drop's store would be visible here
-        // (same thread's or happens-before), so a stale `true` can only be
-        // read if the cell's protocol failed to order the drop after us.
+        // ORDERING: Relaxed — on purpose: if the cell let a writer drop the
+        // value while we hold it, that drop's store is not ordered after
+        // this load, and loom explores the executions where the load reads
+        // `false`.
         assert!(self.alive.load(Ordering::Relaxed), "use after free");
         self.id
     }

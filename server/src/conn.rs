@@ -32,8 +32,12 @@ pub(crate) struct Conn {
 
 impl Conn {
     /// Sends a reply to request `msg_type` with `tag`. A failed write means
-    /// the client is gone; its reader thread notices.
+    /// the client is gone; its reader thread notices. Tag 0 marks a one-way
+    /// message: it never gets a reply (whatever went wrong was logged).
     pub(crate) fn reply(&self, msg_type: u16, tag: u32, reply: &Reply) {
+        if tag == 0 {
+            return;
+        }
         if let Ok(f) =
             frame::encode_frame(self.version, msg::REPLY | msg_type, tag, &reply.encode())
         {

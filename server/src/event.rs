@@ -149,9 +149,20 @@ fn push(inner: &Inner, slot: u32, proc: &Proc, s: &Stored, wait: bool) -> bool {
     }
 }
 
-fn deliver(inner: &Inner, stored: &Stored, to: &[Delivery]) {
-    for d in to {
-        push(inner, d.slot, &d.proc, stored, d.wait);
+/// Pushes to every target. A client not reading its ring yet whose ring
+/// is full gets the event held for it, pushed again after its handshake.
+fn deliver(inner: &Inner, stored: &Arc<Stored>, to: &[Delivery]) {
+    let missed: Vec<&Proc> = to
+        .iter()
+        .filter(|d| !push(inner, d.slot, &d.proc, stored, d.wait) && !d.wait)
+        .map(|d| &d.proc)
+        .collect();
+    if missed.is_empty() {
+        return;
+    }
+    let mut st = inner.state.lock();
+    for p in missed {
+        st.events.store.hold_for(stored, p);
     }
 }
 

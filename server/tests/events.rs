@@ -563,6 +563,11 @@ fn the_host_is_asked_once_for_the_union_of_interests() {
     assert_eq!(host.wait_for(3)[2..], [Call::Register(vec![])]);
     // `a` dies: `b` still wants x, nothing changes.
     drop(a);
+    let end = Instant::now() + WAIT;
+    while server.is_connected(&p("a", 0)) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(!server.is_connected(&p("a", 0)), "the server never saw `a` go");
     // `d` drops its default handler.
     d.send(&interest(vec![], false), 0);
     assert_eq!(host.wait_for(4)[3..], [Call::Deregister(vec![])]);
@@ -612,4 +617,32 @@ fn held_events_that_did_not_fit_come_after_the_connect() {
         std::thread::sleep(Duration::from_millis(2));
     };
     assert_eq!(numbers(&got), [7]);
+}
+
+#[test]
+fn a_job_event_for_a_registered_client_whose_ring_is_full_waits_for_its_connect() {
+    let server = sut("fullring", 0, Recorder::new(Status::SUCCESS));
+    register(&server, "a", 2, 2, &[0, 1]);
+    let pad = Info::new("pmix.test.pad", Value::String("x".repeat(1000))).unwrap();
+    // rank 1 is registered, not connected: its 64-cell ring takes three
+    // of these 17-cell records; the others must not be lost
+    for n in 1..=6 {
+        server
+            .notify(
+                Status(-3001),
+                Some(&p("a", 0)),
+                DataRange::NAMESPACE,
+                &[numbered(n), pad.clone()],
+            )
+            .unwrap();
+    }
+    assert_eq!(numbers(&take_events(&server, &p("a", 1))), [1, 2, 3]);
+    let _c = RawClient::connect(&server, &p("a", 1));
+    let end = Instant::now() + WAIT;
+    let mut got = Vec::new();
+    while got.len() < 3 && Instant::now() < end {
+        got.extend(numbers(&take_events(&server, &p("a", 1))));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(got, [4, 5, 6]);
 }

@@ -314,7 +314,10 @@ mod tests {
         let sut = HandlerGate::default();
         sut.arm();
         let s = format!("{sut:?}");
-        assert!(s.contains("armed: true") && s.contains("retired: false"), "{s}");
+        assert!(
+            s.contains("armed: true") && s.contains("retired: false"),
+            "{s}"
+        );
     }
 
     /// A dispatcher calls through many gates in a loop while another

@@ -291,7 +291,10 @@ mod tests {
             drop(h);
             assert_eq!(Arc::strong_count(&token), 1, "round {round}");
         }
-        let (i, p) = (inline.load(Ordering::Relaxed), posted.load(Ordering::Relaxed));
+        let (i, p) = (
+            inline.load(Ordering::Relaxed),
+            posted.load(Ordering::Relaxed),
+        );
         assert_eq!(i + p, ROUNDS);
     }
 }

@@ -241,8 +241,13 @@ impl Drop for WriteLock<'_> {
 
 impl<T> Drop for SnapshotCell<T> {
     fn drop(&mut self) {
-        // ORDERING: Relaxed — `&mut self`: no other thread can use the cell.
-        let p = self.current.load(Ordering::Relaxed);
+        // `&mut self`: no other thread can use the cell, so a plain read.
+        // (Under loom this is also no scheduling point, which a drop during
+        // a failing model's unwinding must not be.)
+        #[cfg(not(loom))]
+        let p = *self.current.get_mut();
+        #[cfg(loom)]
+        let p = self.current.with_mut(|p| *p);
         // SAFETY: `p` came from `Arc::into_raw`; the cell owns that
         // reference and is going away.
         drop(unsafe { Arc::from_raw(p.cast_const()) });

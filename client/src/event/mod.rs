@@ -49,7 +49,7 @@ use pmix_shm::snapshot::SnapshotCell;
 use pmix_shm::sync::{AtomicBool, AtomicU64, Ordering};
 
 pub(crate) use notify::notify;
-pub(crate) use progress::lost_connection;
+pub(crate) use progress::raise_internal;
 
 /// What a handler is given when an event reaches it.
 #[derive(Debug)]

@@ -273,16 +273,22 @@ fn advance(ev: &Arc<Events>, st: &mut Local, mut run: Run) {
     }
 }
 
-/// Raises `PMIX_ERR_LOST_CONNECTION` (the connection's reader saw the
-/// server go away without a finalize).
-pub(crate) fn lost_connection(ev: &Arc<Events>) {
-    let mut msg = EventMsg::new(Status::ERR_LOST_CONNECTION, DataRange::PROC_LOCAL);
+/// Raises an event inside this client only, from any thread (the
+/// connection's reader: `PMIX_ERR_LOST_CONNECTION` when the server went
+/// away without a finalize, `PMIX_ERR_COMM_FAILURE` when a message could
+/// not be unpacked). It carries `PMIX_EVENT_NON_DEFAULT` and, if given,
+/// `PMIX_EVENT_TEXT_MESSAGE`.
+pub(crate) fn raise_internal(ev: &Arc<Events>, status: Status, why: Option<String>) {
+    let mut msg = EventMsg::new(status, DataRange::PROC_LOCAL);
     msg.id = ev.next_id();
     msg.origin = Origin::ThisProcess;
-    msg.info = vec![Info::new(attrs::EVENT_NON_DEFAULT, true)]
-        .into_iter()
-        .flatten()
-        .collect();
+    msg.info = [
+        Info::new(attrs::EVENT_NON_DEFAULT, true).ok(),
+        why.and_then(|w| Info::new(attrs::EVENT_TEXT_MESSAGE, w).ok()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     ev.command(Command::Local(Box::new(msg), None));
 }
 

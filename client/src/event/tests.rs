@@ -630,11 +630,30 @@ fn registration_filters_select_by_source_range_level_and_affected_proc() {
         ],
     );
     reg("any", vec![named("any")]);
+    // ring records are not ordered with commands: a marker through the
+    // ring proves the records before it were dispatched
+    const MARK: Status = Status(-3998);
+    let (mark_tx, mark_rx) = sync_channel(1);
+    ev.register(
+        &[MARK],
+        &[],
+        Box::new(move |_e, c| {
+            let _ = mark_tx.send(());
+            c.done(Status::SUCCESS, vec![]);
+        }),
+        |_| {},
+    )
+    .unwrap();
     settle(&ev);
+    let marks = pmix_shm::sync::AtomicU64::new(1000);
     let got = |f: &dyn Fn()| {
         log.lock().clear();
         f();
         settle(&ev);
+        // ORDERING: Relaxed — a unique counter.
+        let seq = marks.fetch_add(1, pmix_shm::sync::Ordering::Relaxed);
+        inject(&inbound, seq, MARK, Some(peer_same_ns.clone()), vec![]);
+        mark_rx.recv_timeout(WAIT).unwrap();
         let mut v = log.lock().clone();
         v.sort();
         v
@@ -722,4 +741,139 @@ fn concurrent_registration_and_deregistration_while_events_flow() {
     assert_eq!(hits.load(pmix_shm::sync::Ordering::Relaxed), 2000);
     // only the steady handler is left
     assert_eq!(ev.chain.load().len(), 1);
+}
+
+#[test]
+fn refused_registrations_change_nothing() {
+    let (ev, _r) = start();
+    let log = Log::default();
+    let ok = |codes: &[Status], info: Vec<Info>, name: &str| {
+        ev.register(codes, &info, logger(&log, name, Status::SUCCESS), |_| {})
+            .unwrap()
+    };
+    let refused = |codes: &[Status], info: Vec<Info>| {
+        let mut called = false;
+        let e = ev
+            .register(
+                codes,
+                &info,
+                logger(&log, "refused", Status::SUCCESS),
+                |_| called = true,
+            )
+            .unwrap_err();
+        assert!(
+            !called,
+            "the registration callback ran for a refused handler"
+        );
+        e.status()
+    };
+    ok(&[PING], vec![named("a")], "a");
+    ok(
+        &[PING],
+        vec![named("first"), flag(attrs::EVENT_HDLR_FIRST)],
+        "first",
+    );
+    ok(
+        &[PING],
+        vec![named("last"), flag(attrs::EVENT_HDLR_LAST)],
+        "last",
+    );
+    ok(&[PONG, PING], vec![named("multi")], "multi");
+    let reg_err = Status::ERR_EVENT_REGISTRATION;
+    // EV-03: a duplicate name, whatever else is given
+    assert_eq!(refused(&[PONG], vec![named("a")]), reg_err);
+    assert_eq!(
+        refused(&[PONG], vec![named("a"), flag(attrs::EVENT_HDLR_APPEND)]),
+        reg_err
+    );
+    // EV-10: a second FIRST or LAST
+    assert_eq!(
+        refused(&[PONG], vec![flag(attrs::EVENT_HDLR_FIRST)]),
+        reg_err
+    );
+    assert_eq!(refused(&[], vec![flag(attrs::EVENT_HDLR_LAST)]), reg_err);
+    // EV-11: BEFORE the FIRST handler, AFTER the LAST one
+    let before = |n: &str| Info::new(attrs::EVENT_HDLR_BEFORE, n).unwrap();
+    let after = |n: &str| Info::new(attrs::EVENT_HDLR_AFTER, n).unwrap();
+    assert_eq!(refused(&[PING], vec![before("first")]), reg_err);
+    assert_eq!(refused(&[PING], vec![after("last")]), reg_err);
+    // EV-15: a missing name; EV-16: a handler of another category
+    assert_eq!(refused(&[PING], vec![before("nobody")]), reg_err);
+    assert_eq!(refused(&[PING], vec![after("multi")]), reg_err);
+    assert_eq!(ev.chain.load().len(), 4);
+    settle(&ev);
+    log.lock().clear();
+    run(&ev, PING, vec![]);
+    assert_eq!(*log.lock(), ["first", "a", "multi", "last"]);
+}
+
+#[test]
+fn multi_code_handlers_on_one_set_prepend_deferred_and_termination_overwrite() {
+    let (ev, _r) = start();
+    let log = Log::default();
+    // EV-02: two multi-code handlers on the same codes, both invoked
+    ev.register(
+        &[PING, PONG],
+        &[named("m1")],
+        logger(&log, "m1", Status::EVENT_ACTION_DEFERRED),
+        |_| {},
+    )
+    .unwrap();
+    ev.register(
+        &[PING, PONG],
+        &[named("m2")],
+        logger(&log, "m2", Status::EVENT_PARTIAL_ACTION_TAKEN),
+        |_| {},
+    )
+    .unwrap();
+    // EV-07: PREPEND (and its old name) put a handler at the front
+    ev.register(
+        &[PING],
+        &[named("s1")],
+        logger(&log, "s1", Status::SUCCESS),
+        |_| {},
+    )
+    .unwrap();
+    ev.register(
+        &[PING],
+        &[named("s2"), flag(attrs::EVENT_HDLR_APPEND)],
+        Box::new(|_e, c| {
+            c.done(
+                Status::SUCCESS,
+                vec![Info::new(attrs::EVENT_NO_TERMINATION, true).unwrap()],
+            )
+        }),
+        |_| {},
+    )
+    .unwrap();
+    ev.register(
+        &[PING],
+        &[
+            named("s0"),
+            Info::new(attrs::EVENT_ORDER_PREPEND, Value::Undef).unwrap(),
+        ],
+        logger(&log, "s0", Status::SUCCESS),
+        |_| {},
+    )
+    .unwrap();
+    ev.register(
+        &[],
+        &[named("d")],
+        Box::new(|_e, c| {
+            c.done(
+                Status::SUCCESS,
+                vec![Info::new(attrs::EVENT_WANT_TERMINATION, true).unwrap()],
+            )
+        }),
+        |_| {},
+    )
+    .unwrap();
+    settle(&ev);
+    log.lock().clear();
+    let out = run(&ev, PING, vec![]);
+    // EVD-10: ACTION_DEFERRED and PARTIAL_ACTION_TAKEN let the chain go on
+    assert_eq!(*log.lock(), ["s0", "s1", "m2", "m1"]);
+    assert_eq!(out.handlers_run, 6);
+    // EV-23: a later handler overwrites NO_TERMINATION (not REQD)
+    assert_eq!(out.termination, Termination::Wanted { is_final: false });
 }

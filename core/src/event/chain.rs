@@ -303,7 +303,7 @@ impl<H> Chain<H> {
 pub fn accepts(spec: &RegistrationSpec, me: &Proc, ev: &EventView<'_>) -> bool {
     let codes_ok = match spec.category {
         Category::Default => !ev.non_default(),
-        _ => spec.codes.contains(&ev.status),
+        _ => spec.codes.iter().any(|c| same_event(*c, ev.status)),
     };
     if !codes_ok {
         return false;
@@ -331,6 +331,17 @@ pub fn accepts(spec: &RegistrationSpec, me: &Proc, ev: &EventView<'_>) -> bool {
         }
     }
     true
+}
+
+/// Whether a handler registered for `code` takes an event `status`: the
+/// same code, or the two names of a lost server connection — the standard's
+/// `PMIX_ERR_LOST_CONNECTION` (-61), which the client raises, and the
+/// seed's `PMIX_ERR_LOST_SERVER_CONNECTION` (-101, the deprecated
+/// `PMIX_ERR_LOST_CONNECTION_TO_SERVER`).
+fn same_event(code: Status, status: Status) -> bool {
+    let lost =
+        |s: Status| s == Status::ERR_LOST_CONNECTION || s == Status::ERR_LOST_SERVER_CONNECTION;
+    code == status || (lost(code) && lost(status))
 }
 
 fn source_in_range(r: DataRange, custom: &[Proc], me: &Proc, ev: &EventView<'_>) -> bool {
@@ -396,6 +407,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(order(&c), ["first", "single", "multi", "dflt", "last"]);
+    }
+
+    #[test]
+    fn both_names_of_a_lost_server_connection_match() {
+        let me = Proc::new("j", crate::Rank(0)).unwrap();
+        let ev = EventView {
+            status: Status::ERR_LOST_CONNECTION,
+            source: None,
+            origin: Origin::ThisProcess,
+            info: &[],
+        };
+        assert!(accepts(
+            &spec(&[Status::ERR_LOST_SERVER_CONNECTION], &[]),
+            &me,
+            &ev
+        ));
+        assert!(accepts(
+            &spec(&[Status::ERR_LOST_CONNECTION], &[]),
+            &me,
+            &ev
+        ));
+        assert!(!accepts(&spec(&[Status::ERR_TIMEOUT], &[]), &me, &ev));
     }
 
     #[test]

@@ -150,6 +150,25 @@ impl EventStore {
         out.into_values().collect()
     }
 
+    /// Holds `stored` for `proc`, whose ring had no room for it before it
+    /// connected: it is pushed again after the handshake (seed 001: a job
+    /// event is kept until every target got it).
+    pub(crate) fn hold_for(&mut self, stored: &Arc<Stored>, proc: &Proc) {
+        match self.held.iter_mut().find(|h| Arc::ptr_eq(&h.ev, stored)) {
+            Some(h) => {
+                h.procs.insert(proc.clone());
+                if let Some(reached) = h.nspaces.get_mut(&proc.nspace) {
+                    reached.remove(&proc.rank);
+                }
+            }
+            None => self.held.push(Held {
+                ev: Arc::clone(stored),
+                nspaces: BTreeMap::new(),
+                procs: BTreeSet::from([proc.clone()]),
+            }),
+        }
+    }
+
     /// Held events `proc` still waits for, in arrival order.
     pub(crate) fn held_for(&self, proc: &Proc) -> Vec<Arc<Stored>> {
         self.held
