@@ -4,7 +4,8 @@
 //! segment, next to the machine's own limits measured in the same run:
 //!
 //! - `line`: one cache line bounced between two processes (spin), RTT/2;
-//! - `futex`: a shared futex word, both sides always sleeping, RTT/2;
+//! - `futex`: a shared futex word, both sides always sleeping, RTT/2
+//!   (these two are `pmix_benches::limits`, shared with `eventbench`);
 //! - `ring-spin` / `ring-doorbell`: two MPSC rings (A→B, B→A), 64-byte
 //!   records, consumers spinning / sleeping on the doorbell, RTT/2;
 //! - `tp`: throughput of N producer processes into one consumer process.
@@ -27,11 +28,13 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use pmix_benches::harness::{ncpu, which};
+use pmix_benches::limits::{self, Limit};
 use pmix_shm::layout::RegionKind;
 use pmix_shm::probe::Probe;
 use pmix_shm::ring::{Consumer, Ring, RingParams};
 use pmix_shm::segment::{Segment, SegmentLayout};
-use pmix_shm::sync::{spin_loop, FutexWait, Ordering};
+use pmix_shm::sync::{spin_loop, Ordering};
 
 const RING_CELLS: usize = 8192;
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -40,6 +43,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let r = match args.first().map(String::as_str) {
         Some("--role") => role(&args[1..]),
+        Some(limits::ROLE_ARG) => limits::role(&args[1..]),
         Some("tp") => {
             let n = arg(&args, 1, 1);
             let size = arg(&args, 2, 64);
@@ -147,17 +151,19 @@ impl Drop for Setup {
     }
 }
 
-fn which(prog: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
-}
-
 fn params() -> RingParams {
     RingParams::new(RING_CELLS).expect("valid ring size")
 }
 
 /// Runs a two-role latency test; returns the one-way median in ns.
 fn latency_once(test: &str, batches: u64, per_batch: u64, size: u64) -> Result<f64, String> {
+    if let Some(limit) = Limit::parse(test) {
+        let m = limits::pingpong_once(limit, (ncpu() >= 2).then_some([0, 1]), batches, per_batch)?;
+        return m
+            .get("oneway_ns")
+            .copied()
+            .ok_or_else(|| format!("{test}: no result"));
+    }
     let mut s = Setup::new(2)?;
     let a = |r: &str| {
         vec![
@@ -340,7 +346,7 @@ fn role(args: &[String]) -> Result<(), String> {
     let who = args.get(2).map(String::as_str).unwrap_or("");
     let n = |i: usize| arg(args, i, 0);
     match test {
-        "line" | "futex" | "ring-spin" | "ring-doorbell" => {
+        "ring-spin" | "ring-doorbell" => {
             latency_role(&s, test, who == "ping", n(3), n(4), n(5) as usize)
         }
         "tp" if who == "consumer" => tp_consumer(&s, n(3), n(4) as usize, n(5)),
@@ -388,68 +394,26 @@ fn latency_role(
     }
     let payload = vec![0x5Au8; size];
     let total = batches * per_batch;
-    let line = s.probe.line();
-    let futex = s.probe.futex();
     let mut samples = Vec::with_capacity(batches as usize);
     let mut t0 = Instant::now();
     for i in 0..total {
         if ping && i % per_batch == 0 {
             t0 = Instant::now();
         }
-        match test {
-            "line" => {
-                // ping writes odd values, pong even ones: one line bounces.
-                let v = 2 * i;
-                if ping {
-                    line.store(v + 1, Ordering::Release);
-                    spin_until(|| line.load(Ordering::Acquire) == v + 2)?;
-                } else {
-                    spin_until(|| line.load(Ordering::Acquire) == v + 1)?;
-                    line.store(v + 2, Ordering::Release);
-                }
+        let recv = |cons: &mut Consumer| -> Result<(), String> {
+            if sleeping {
+                cons.pop_timeout(DEADLINE, |_, _| ())
+                    .map_err(|e| e.to_string())
+            } else {
+                spin_until(|| cons.try_pop(|_, _| ()).is_ok())
             }
-            "futex" => {
-                let v = (2 * i) as u32;
-                let (mine, theirs) = if ping { (v + 1, v + 2) } else { (v + 2, v + 1) };
-                if ping {
-                    futex.store(mine, Ordering::Release);
-                    futex.wake(1);
-                }
-                let deadline = Instant::now() + DEADLINE;
-                loop {
-                    let cur = futex.load(Ordering::Acquire);
-                    if cur == theirs {
-                        break;
-                    }
-                    if Instant::now() > deadline {
-                        return Err("futex peer did not answer".into());
-                    }
-                    if let FutexWait::TimedOut = futex.wait(cur, Some(Duration::from_secs(1))) {
-                        continue;
-                    }
-                }
-                if !ping {
-                    futex.store(mine, Ordering::Release);
-                    futex.wake(1);
-                }
-            }
-            _ => {
-                let recv = |cons: &mut Consumer| -> Result<(), String> {
-                    if sleeping {
-                        cons.pop_timeout(DEADLINE, |_, _| ())
-                            .map_err(|e| e.to_string())
-                    } else {
-                        spin_until(|| cons.try_pop(|_, _| ()).is_ok())
-                    }
-                };
-                if ping {
-                    tx.try_push(1, &payload).map_err(|e| e.to_string())?;
-                    recv(&mut cons)?;
-                } else {
-                    recv(&mut cons)?;
-                    tx.try_push(1, &payload).map_err(|e| e.to_string())?;
-                }
-            }
+        };
+        if ping {
+            tx.try_push(1, &payload).map_err(|e| e.to_string())?;
+            recv(&mut cons)?;
+        } else {
+            recv(&mut cons)?;
+            tx.try_push(1, &payload).map_err(|e| e.to_string())?;
         }
         if ping && (i + 1) % per_batch == 0 {
             let ns = t0.elapsed().as_nanos() as f64 / (2 * per_batch) as f64;

@@ -47,13 +47,17 @@
 //! ```
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
+
+use pmix_benches::harness::{
+    loadavg, ncpu, newest_source, parse_results, print_results, print_table, row, stats_of, Job,
+    Results, Stats,
+};
 
 use pmix_client::Client;
 use pmix_core::{attrs, Info, Nspace, Proc, Rank, Scope, Value};
@@ -103,136 +107,7 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
     })
 }
 
-// ------------------------------------------------------------ statistics --
-
-/// `stats_of` in `anchors/common.h`: median (mean of the middle two for an
-/// even count), p10 and p90 at index `floor(q * (n - 1))`.
-#[derive(Clone, Copy, Debug, Default)]
-struct Stats {
-    med: f64,
-    p10: f64,
-    p90: f64,
-}
-
-fn stats_of(v: &[f64]) -> Stats {
-    if v.is_empty() {
-        return Stats::default();
-    }
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    let med = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    };
-    let at = |q: f64| v[(q * (n - 1) as f64) as usize];
-    Stats {
-        med,
-        p10: at(0.10),
-        p90: at(0.90),
-    }
-}
-
 // ---------------------------------------------------------------- parent --
-
-/// What one child sent back: a stdout line, or the end of its stdout.
-enum Msg {
-    Line(usize, String),
-    Eof,
-}
-
-/// Spawned processes whose stdout is drained by one thread each, so the
-/// parent sleeps in `recv_timeout` instead of polling.
-struct Job {
-    children: Vec<Child>,
-    rx: mpsc::Receiver<Msg>,
-    tx: mpsc::Sender<Msg>,
-}
-
-impl Job {
-    fn new() -> Job {
-        let (tx, rx) = mpsc::channel();
-        Job {
-            children: Vec::new(),
-            rx,
-            tx,
-        }
-    }
-
-    fn spawn(&mut self, mut cmd: Command) -> Result<(), String> {
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        let mut child = cmd.spawn().map_err(|e| format!("spawn: {e}"))?;
-        let out = child.stdout.take().ok_or("no stdout pipe")?;
-        let id = self.children.len();
-        self.children.push(child);
-        let tx = self.tx.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                let _ = tx.send(Msg::Line(id, line));
-            }
-            let _ = tx.send(Msg::Eof);
-        });
-        Ok(())
-    }
-
-    /// Waits until every child closed its stdout and exited; returns the
-    /// lines of child 0 and every exit status. Past the deadline, kills
-    /// them all.
-    fn finish(mut self, deadline: Instant) -> Result<(Vec<String>, Vec<ExitStatus>), String> {
-        let mut open = self.children.len();
-        let mut lines = Vec::new();
-        while open > 0 {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.rx.recv_timeout(left) {
-                Ok(Msg::Line(0, l)) => lines.push(l),
-                Ok(Msg::Line(id, l)) => println!("  [rank {id}] {l}"),
-                Ok(Msg::Eof) => open -= 1,
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!(
-                        "timed out after {:?}: {open} of {} processes still running (killed)",
-                        DEADLINE,
-                        self.children.len()
-                    ));
-                }
-                Err(RecvTimeoutError::Disconnected) => break,
-            }
-        }
-        let mut st = Vec::new();
-        for c in &mut self.children {
-            st.push(c.wait().map_err(|e| e.to_string())?);
-        }
-        self.children.clear();
-        Ok((lines, st))
-    }
-}
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        for c in &mut self.children {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// `RESULT <name> <value>` lines into a map.
-fn parse_results(lines: &[String]) -> HashMap<String, f64> {
-    let mut m = HashMap::new();
-    for l in lines {
-        let mut it = l.split_whitespace();
-        if it.next() != Some("RESULT") {
-            println!("  [rank 0] {l}");
-            continue;
-        }
-        if let (Some(k), Some(v)) = (it.next(), it.next().and_then(|v| v.parse().ok())) {
-            m.insert(k.to_owned(), v);
-        }
-    }
-    m
-}
 
 fn ids() -> Result<(u32, u32), String> {
     let m = std::fs::metadata("/proc/self").map_err(|e| format!("/proc/self: {e}"))?;
@@ -398,161 +273,6 @@ fn pipe_median(batches: usize, per: usize) -> Result<HashMap<String, f64>, Strin
     ]))
 }
 
-/// Per experiment tag: the results of each successful run, and failures.
-#[derive(Default)]
-struct Results {
-    runs: HashMap<String, Vec<HashMap<String, f64>>>,
-    fails: HashMap<String, Vec<String>>,
-}
-
-impl Results {
-    fn record(&mut self, tag: &str, r: Result<HashMap<String, f64>, String>) {
-        match r {
-            Ok(m) => self.runs.entry(tag.to_owned()).or_default().push(m),
-            Err(e) => {
-                eprintln!("wirebench: {tag}: FAILED: {e}");
-                self.fails.entry(tag.to_owned()).or_default().push(e);
-            }
-        }
-    }
-
-    fn values(&self, tag: &str, field: &str) -> Vec<f64> {
-        self.runs
-            .get(tag)
-            .map(|v| v.iter().filter_map(|m| m.get(field).copied()).collect())
-            .unwrap_or_default()
-    }
-}
-
-/// `fmt` in `run.sh`.
-fn fmt(x: f64) -> String {
-    if x.abs() >= 1000.0 {
-        format!("{x:.0}")
-    } else if x.abs() >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
-}
-
-/// One table row: label, unit, tag, field, optional in-run p10/p90 fields,
-/// extra notes.
-struct Row {
-    label: String,
-    unit: &'static str,
-    tag: String,
-    field: &'static str,
-    spread: Option<(&'static str, &'static str)>,
-    notes: String,
-}
-
-fn row(
-    label: impl Into<String>,
-    unit: &'static str,
-    tag: impl Into<String>,
-    field: &'static str,
-) -> Row {
-    Row {
-        label: label.into(),
-        unit,
-        tag: tag.into(),
-        field,
-        spread: None,
-        notes: String::new(),
-    }
-}
-
-impl Row {
-    fn p(mut self, p10: &'static str, p90: &'static str) -> Row {
-        self.spread = Some((p10, p90));
-        self
-    }
-
-    fn note(mut self, n: impl Into<String>) -> Row {
-        self.notes = n.into();
-        self
-    }
-}
-
-fn print_row(res: &Results, r: &Row) {
-    let v = res.values(&r.tag, r.field);
-    let fails = res.fails.get(&r.tag).map_or(0, Vec::len);
-    let mut notes = Vec::new();
-    if v.is_empty() {
-        if fails == 0 {
-            return; // not run
-        }
-        let why = res.fails[&r.tag][0].clone();
-        println!("| {} | FAIL | | | {} | {why} |", r.label, r.unit);
-        return;
-    }
-    let s = stats_of(&v);
-    let (lo, hi) = v
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-    notes.push(format!("n={}", v.len()));
-    if let Some((p10, p90)) = r.spread {
-        let a = stats_of(&res.values(&r.tag, p10)).med;
-        let b = stats_of(&res.values(&r.tag, p90)).med;
-        notes.push(format!("in-run p10–p90 {}–{}", fmt(a), fmt(b)));
-    }
-    if !r.notes.is_empty() {
-        notes.push(r.notes.clone());
-    }
-    if fails > 0 {
-        notes.push(format!("({fails} failed)"));
-    }
-    println!(
-        "| {} | {} | {} | {} | {} | {} |",
-        r.label,
-        fmt(s.med),
-        fmt(lo),
-        fmt(hi),
-        r.unit,
-        notes.join("; ")
-    );
-}
-
-/// The median over runs of `field`, formatted, for a note.
-fn med_note(res: &Results, tag: &str, field: &str) -> Option<String> {
-    let v = res.values(tag, field);
-    (!v.is_empty()).then(|| fmt(stats_of(&v).med))
-}
-
-/// The newest `.rs` file under the sources `pmixrun` and `bcard` are
-/// built from (this workspace, as it was when wirebench was compiled).
-fn newest_source() -> Option<SystemTime> {
-    fn walk(dir: &Path, best: &mut Option<SystemTime>) {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, best);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                if let Ok(t) = e.metadata().and_then(|m| m.modified()) {
-                    *best = (*best).max(Some(t));
-                }
-            }
-        }
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
-    let mut best = None;
-    for d in ["core", "shm", "server", "client", "launcher"] {
-        walk(&root.join(d).join("src"), &mut best);
-    }
-    walk(&root.join("launcher").join("examples"), &mut best);
-    best
-}
-
-/// The load average line, to judge how quiet the machine was.
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
 fn run_all(o: &Opts) -> Result<(), String> {
     let (get_n, fence_iters, fence_warm, runs, warm, pipe_batches) = if o.quick {
         (10_000u64, 50u64, 5u64, 3usize, 1usize, 5usize)
@@ -561,7 +281,7 @@ fn run_all(o: &Opts) -> Result<(), String> {
     };
     let nps: &[u32] = if o.quick { &[2, 4] } else { &[2, 4, 8, 16] };
     let batch = 100u64;
-    let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let ncpu = ncpu();
 
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -613,7 +333,7 @@ fn run_all(o: &Opts) -> Result<(), String> {
         eprintln!("wirebench: rep {rep}/{}", o.reps);
         seq += 1;
         let a = ["get".to_owned(), get_n.to_string(), batch.to_string()];
-        res.record("get", pmix_job(seq, 2, &a));
+        res.record("wirebench", "get", pmix_job(seq, 2, &a));
         for &np in nps {
             seq += 1;
             let a = [
@@ -621,19 +341,23 @@ fn run_all(o: &Opts) -> Result<(), String> {
                 fence_iters.to_string(),
                 fence_warm.to_string(),
             ];
-            res.record(&format!("fence{np}"), pmix_job(seq, np, &a));
+            res.record("wirebench", &format!("fence{np}"), pmix_job(seq, np, &a));
         }
         if have_bcard {
             let a = ["-n".to_owned(), "8".to_owned(), bcard.display().to_string()];
             let r = wall_median(&pmixrun, &a, Some("every card checked"), warm, runs);
-            res.record("hf_bcard_8", r);
+            res.record("wirebench", "hf_bcard_8", r);
         }
         if have_pmixrun {
             let a = ["-n".to_owned(), "8".to_owned(), "/bin/true".to_owned()];
-            res.record("hf_true_8", wall_median(&pmixrun, &a, None, warm, runs));
+            res.record(
+                "wirebench",
+                "hf_true_8",
+                wall_median(&pmixrun, &a, None, warm, runs),
+            );
         }
-        res.record("lim_spawn8", spawn_true_median(8, warm, runs));
-        res.record("lim_pipe", pipe_median(pipe_batches, 100));
+        res.record("wirebench", "lim_spawn8", spawn_true_median(8, warm, runs));
+        res.record("wirebench", "lim_pipe", pipe_median(pipe_batches, 100));
     }
 
     // OpenPMIx 4.2.2 medians from anchors/README.md's reference table.
@@ -671,12 +395,12 @@ fn run_all(o: &Opts) -> Result<(), String> {
         let tag = format!("fence{np}");
         let (rc, _) = fence_ref[&np];
         let mut n = format!("OpenPMIx 4.2.2: {rc}");
-        if let Some(m) = med_note(&res, &tag, "collect_maxrank_us") {
+        if let Some(m) = res.med_note(&tag, "collect_maxrank_us") {
             n.push_str(&format!("; max over ranks {m}"));
         }
         if let (Some(a), Some(b)) = (
-            med_note(&res, &tag, "collect_firstq_us"),
-            med_note(&res, &tag, "collect_lastq_us"),
+            res.med_note(&tag, "collect_firstq_us"),
+            res.med_note(&tag, "collect_lastq_us"),
         ) {
             n.push_str(&format!("; first/last quarter {a}/{b}"));
         }
@@ -695,7 +419,7 @@ fn run_all(o: &Opts) -> Result<(), String> {
         let tag = format!("fence{np}");
         let (_, rs) = fence_ref[&np];
         let mut n = format!("OpenPMIx 4.2.2: {rs}");
-        if let Some(m) = med_note(&res, &tag, "sync_maxrank_us") {
+        if let Some(m) = res.med_note(&tag, "sync_maxrank_us") {
             n.push_str(&format!("; max over ranks {m}"));
         }
         rows.push(
@@ -756,21 +480,11 @@ fn run_all(o: &Opts) -> Result<(), String> {
         loadavg()
     );
     println!();
-    println!("| metric | median | min | max | unit | notes |");
-    println!("|---|---:|---:|---:|---|---|");
-    for r in &rows {
-        print_row(&res, r);
-    }
-    let nfail: usize = res.fails.values().map(Vec::len).sum();
+    print_table(&res, &rows, false);
+    let nfail = res.failures();
     if nfail > 0 {
         println!();
-        let mut tags: Vec<_> = res.fails.iter().collect();
-        tags.sort_by(|a, b| a.0.cmp(b.0));
-        for (tag, errs) in tags {
-            for e in errs {
-                println!("failed: {tag}: {e}");
-            }
-        }
+        res.print_failures();
         return Err(format!("{nfail} runs failed"));
     }
     Ok(())
@@ -911,15 +625,6 @@ fn get_role(n: u64, b: u64) -> Result<(), String> {
         print_results(&out);
     }
     Ok(())
-}
-
-fn print_results(out: &[(&str, f64)]) {
-    let mut s = String::new();
-    for (k, v) in out {
-        s.push_str(&format!("RESULT {k} {v}\n"));
-    }
-    let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes()).and_then(|()| o.flush());
 }
 
 fn us_since(t0: Instant) -> f64 {
