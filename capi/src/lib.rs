@@ -21,10 +21,14 @@
 //! - `cvalue`: deep copy and release of C values and data arrays in place.
 //! - `convert`: C ↔ `pmix-core` (`Value`, `Info`, `Proc`, `App`, `Query`).
 //! - `strings`, `util`: the exported utility functions.
+//! - `client`: the client API over `pmix-client` (init/finalize, put/get,
+//!   fences, events, job-control cleanup, log) and `PMIX_ERR_NOT_SUPPORTED`
+//!   answers for the client and tool calls whose feature is not built yet.
 //!
 //! Exported so far: the utility functions of `pmix.h` (status and code
-//! strings, version, value/info/data-array/info-list handling). The client,
-//! tool and server entry points come next (C ABI issue).
+//! strings, version, value/info/data-array/info-list handling) and the
+//! client side, with every client/tool function Open MPI imports. The
+//! server entry points come next (C ABI issue).
 
 pub mod types;
 mod types_server;
@@ -33,6 +37,7 @@ mod types_server;
 pub mod layout;
 
 mod attr_table;
+mod client;
 mod cmem;
 mod compare;
 mod convert;
@@ -41,5 +46,6 @@ mod print;
 mod strings;
 mod util;
 
+pub use client::*;
 pub use strings::*;
 pub use util::*;

@@ -8,7 +8,14 @@
 //!   also under valgrind when it is installed;
 //! - `strings.c`: the same binary run on pmix-rs and on OpenPMIx (when
 //!   Debian's `libpmix2` is installed), outputs compared line by line;
-//! - the library file itself: SONAME and exported symbols.
+//! - the library file itself: SONAME and exported symbols;
+//! - `client_basic.c`, `client_events.c`, `client_refcount.c`: PMIx clients
+//!   launched by this workspace's `pmixrun -n 4` with `LD_LIBRARY_PATH`
+//!   pointing at the drop-in (init, job/own-rank data with exact types,
+//!   put/commit/fence/peer data, event handler placement and results,
+//!   PROC_LOCAL, deregistration callbacks, init/finalize reference counting,
+//!   job-control cleanup, log, the NOT_SUPPORTED answers), one of them also
+//!   under valgrind.
 //!
 //! Every test prints `SKIP:` and passes when the headers (or the tool it
 //! needs) are missing; CI installs them.
@@ -442,7 +449,260 @@ fn library_has_the_soname_and_only_standard_exports() {
         "PMIx_Data_array_destruct",
         "PMIx_Info_list_start",
         "PMIx_Info_list_release",
-    ] {
+        "PMIx_Initialized",
+    ]
+    .into_iter()
+    .chain(OMPI_CLIENT_IMPORTS)
+    {
         assert!(exported.contains(needed), "{needed} is not exported");
     }
+}
+
+/// The functions Open MPI 4.1's `mca_pmix_ext3x.so` imports from
+/// libpmix.so.2, server side excepted (CAPI.md §2.1).
+const OMPI_CLIENT_IMPORTS: [&str; 35] = [
+    "PMIx_Abort",
+    "PMIx_Commit",
+    "PMIx_Connect",
+    "PMIx_Connect_nb",
+    "PMIx_Deregister_event_handler",
+    "PMIx_Disconnect",
+    "PMIx_Disconnect_nb",
+    "PMIx_Fence",
+    "PMIx_Fence_nb",
+    "PMIx_Finalize",
+    "PMIx_Get",
+    "PMIx_Get_nb",
+    "PMIx_Get_version",
+    "PMIx_Info_load",
+    "PMIx_Init",
+    "PMIx_Job_control_nb",
+    "PMIx_Log_nb",
+    "PMIx_Lookup",
+    "PMIx_Lookup_nb",
+    "PMIx_Notify_event",
+    "PMIx_Publish",
+    "PMIx_Publish_nb",
+    "PMIx_Put",
+    "PMIx_Query_info_nb",
+    "PMIx_Register_event_handler",
+    "PMIx_Resolve_nodes",
+    "PMIx_Resolve_peers",
+    "PMIx_Spawn",
+    "PMIx_Spawn_nb",
+    "PMIx_Store_internal",
+    "PMIx_Unpublish",
+    "PMIx_Unpublish_nb",
+    "PMIx_Value_destruct",
+    "PMIx_tool_finalize",
+    "PMIx_tool_init",
+];
+
+// ---------------------------------------------------------------------------
+// Clients under pmixrun
+
+/// This workspace's `pmixrun`, built once per test binary in the profile
+/// this test runs in (`cargo test -p pmix-capi` does not build it).
+fn pmixrun() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = env::current_exe().unwrap();
+            let profile_dir = exe.parent().unwrap().parent().unwrap();
+            let st = Command::new(env!("CARGO"))
+                .args(["build", "-q", "-p", "pmix-launcher", "--bin", "pmixrun"])
+                .args(if cfg!(debug_assertions) {
+                    &[][..]
+                } else {
+                    &["--release"][..]
+                })
+                .status()
+                .unwrap();
+            assert!(st.success(), "building pmixrun failed");
+            let p = profile_dir.join("pmixrun");
+            assert!(p.exists(), "no {}", p.display());
+            p
+        })
+        .clone()
+}
+
+/// Compiles `tests/c/<name>.c` against Debian's headers and our drop-in;
+/// `None` (after a SKIP) without the headers.
+fn client_program(name: &str) -> Option<(PathBuf, PathBuf, Vec<String>)> {
+    let Some(mut cflags) = pmix_cflags() else {
+        skip("pmix.h (package libpmix-dev)");
+        return None;
+    };
+    cflags.push("-pthread".into());
+    let dir = workdir(name);
+    let lib = our_lib(&dir);
+    let exe = compile(
+        &source(&format!("{name}.c")),
+        &dir,
+        name,
+        &cflags,
+        Some(&lib),
+    );
+    Some((dir, lib, vec![exe.display().to_string()]))
+}
+
+/// Runs `cmd` (a program and its arguments) as `np` ranks of a `pmixrun`
+/// job on the drop-in in `lib`.
+fn run_job(dir: &Path, lib: &Path, np: u32, cmd: &[String], tag: &str, limit: Duration) -> Ran {
+    let mut c = Command::new(pmixrun());
+    c.env("LD_LIBRARY_PATH", lib)
+        .arg("--timeout")
+        .arg(limit.as_secs().saturating_sub(10).max(10).to_string())
+        .arg("-n")
+        .arg(np.to_string())
+        .args(cmd);
+    run(c, dir, tag, limit)
+}
+
+/// Every rank printed its pass line.
+fn expect_all_passed(ran: &Ran, prog: &str, np: u32) {
+    for r in 0..np {
+        let line = format!("rank {r}: {prog}: ");
+        assert!(
+            ran.stdout
+                .lines()
+                .any(|l| l.starts_with(&line) && l.ends_with("checks passed")),
+            "rank {r} did not pass {prog}\n--- stdout\n{}\n--- stderr\n{}",
+            ran.stdout,
+            ran.stderr
+        );
+    }
+}
+
+#[test]
+fn client_gets_puts_and_fences_under_pmixrun() {
+    let Some((dir, lib, mut cmd)) = client_program("client_basic") else {
+        return;
+    };
+    cmd.push("4".into());
+    let ran = run_job(
+        &dir,
+        &lib,
+        4,
+        &cmd,
+        "client_basic",
+        Duration::from_secs(120),
+    );
+    expect_ok(&ran, "client_basic under pmixrun -n 4");
+    expect_all_passed(&ran, "client_basic", 4);
+    for r in 0..4 {
+        // PMIx_Log_nb(PMIX_LOG_STDERR) reached the rank's stderr
+        let line = format!("client_basic log line from rank {r}");
+        assert!(ran.stderr.contains(&line), "{line} missing: {}", ran.stderr);
+    }
+}
+
+#[test]
+fn client_event_handlers_run_in_placement_order_with_chained_results() {
+    let Some((dir, lib, cmd)) = client_program("client_events") else {
+        return;
+    };
+    let ran = run_job(
+        &dir,
+        &lib,
+        4,
+        &cmd,
+        "client_events",
+        Duration::from_secs(120),
+    );
+    expect_ok(&ran, "client_events under pmixrun -n 4");
+    expect_all_passed(&ran, "client_events", 4);
+    for r in 0..4 {
+        for want in [
+            format!("rank {r} order: first,prepend,append"),
+            format!("rank {r} saw first: []"),
+            format!("rank {r} saw prepend: [first=SUCCESS,first.ret=\"first\"]"),
+            format!(
+                "rank {r} saw append: [first=SUCCESS,first.ret=\"first\",\
+                 prepend=SUCCESS,prepend.ret=\"prepend\"]"
+            ),
+        ] {
+            assert!(
+                ran.stdout.lines().any(|l| l == want),
+                "missing {want:?} in\n{}",
+                ran.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn client_init_finalize_is_reference_counted_and_cleans_up() {
+    let Some((dir, lib, mut cmd)) = client_program("client_refcount") else {
+        return;
+    };
+    let scratch = dir.join("scratch");
+    fs::create_dir_all(&scratch).unwrap();
+    cmd.push(scratch.display().to_string());
+    let ran = run_job(
+        &dir,
+        &lib,
+        4,
+        &cmd,
+        "client_refcount",
+        Duration::from_secs(120),
+    );
+    expect_ok(&ran, "client_refcount under pmixrun -n 4");
+    expect_all_passed(&ran, "client_refcount", 4);
+    for r in 0..4 {
+        // the MPI_Abort-style banner (PMIX_LOG_MSG byte object) on stderr
+        let banner = format!("refcount banner from rank {r}\n");
+        assert!(
+            ran.stderr.contains(&banner),
+            "{banner:?} missing: {}",
+            ran.stderr
+        );
+        assert!(!scratch.join(format!("rank{r}-tree")).exists());
+        assert!(!scratch.join(format!("rank{r}-file")).exists());
+        let kept = scratch.join(format!("rank{r}-kept"));
+        let left: Vec<_> = fs::read_dir(&kept)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, vec!["keep"], "{}", kept.display());
+    }
+}
+
+#[test]
+fn client_run_is_clean_under_valgrind() {
+    if !have("valgrind") {
+        skip("valgrind");
+        return;
+    }
+    let Some((dir, lib, exe)) = client_program("client_basic") else {
+        return;
+    };
+    let mut cmd: Vec<String> = [
+        "valgrind",
+        "--error-exitcode=99",
+        "--leak-check=full",
+        "--show-leak-kinds=definite",
+        "--errors-for-leak-kinds=definite",
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    cmd.extend(exe);
+    cmd.push("2".into());
+    let ran = run_job(
+        &dir,
+        &lib,
+        2,
+        &cmd,
+        "valgrind-client",
+        Duration::from_secs(500),
+    );
+    expect_ok(&ran, "client_basic under valgrind");
+    expect_all_passed(&ran, "client_basic", 2);
+    assert!(
+        !ran.stderr.contains("=="),
+        "valgrind reported:\n{}",
+        ran.stderr
+    );
 }

@@ -1,0 +1,367 @@
+//! Client and tool entry points whose feature pmix-rs does not have yet:
+//! publish/lookup/unpublish, spawn, connect/disconnect, queries, peer and
+//! node resolution, tools. Each answers `PMIX_ERR_NOT_SUPPORTED`.
+//!
+//! A non-blocking form given a callback follows the module's rule: it
+//! returns `PMIX_SUCCESS` and calls the callback with
+//! `PMIX_ERR_NOT_SUPPORTED` on the callback thread, so a caller that waits
+//! for the callback does not hang (T1) and one that releases its callback
+//! data on an error return never sees it used. Without a callback the
+//! status is returned. Nothing the caller passes is read.
+
+use std::os::raw::{c_char, c_void};
+use std::ptr;
+
+use super::worker::{defer, CPtr};
+use crate::types::*;
+
+/// Reports `PMIX_ERR_NOT_SUPPORTED` through an op callback, or returns it.
+fn op(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
+    match cbfunc {
+        None => PMIX_ERR_NOT_SUPPORTED,
+        Some(cb) => {
+            let cbdata = CPtr::new(cbdata);
+            // SAFETY: the caller's callback with its own data.
+            defer(move || unsafe { cb(PMIX_ERR_NOT_SUPPORTED, cbdata.get()) });
+            PMIX_SUCCESS
+        }
+    }
+}
+
+/// `pmix_status_t PMIx_Publish(const pmix_info_t info[], size_t ninfo)`:
+/// `PMIX_ERR_NOT_SUPPORTED`.
+#[no_mangle]
+pub extern "C" fn PMIx_Publish(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
+    let _ = (info, ninfo);
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+/// `pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo,
+/// pmix_op_cbfunc_t cbfunc, void *cbdata)`: not supported (see the module
+/// documentation for how the callback is used).
+///
+/// # Safety
+/// `cbfunc` is NULL or callable from any thread with `cbdata`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Publish_nb(
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    let _ = (info, ninfo);
+    op(cbfunc, cbdata)
+}
+
+/// `pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata, const
+/// pmix_info_t info[], size_t ninfo)`: `PMIX_ERR_NOT_SUPPORTED`; `data` is
+/// left untouched.
+#[no_mangle]
+pub extern "C" fn PMIx_Lookup(
+    data: *mut pmix_pdata_t,
+    ndata: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    let _ = (data, ndata, info, ninfo);
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+/// `pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[],
+/// size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)`: not
+/// supported; a given callback gets `(PMIX_ERR_NOT_SUPPORTED, NULL, 0,
+/// cbdata)`.
+///
+/// # Safety
+/// `cbfunc` is NULL or callable from any thread with `cbdata`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Lookup_nb(
+    keys: *mut *mut c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_lookup_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    let _ = (keys, info, ninfo);
+    let Some(cb) = cbfunc else {
+        return PMIX_ERR_NOT_SUPPORTED;
+    };
+    let cbdata = CPtr::new(cbdata);
+    // SAFETY: the caller's callback with its own data.
+    defer(move || unsafe { cb(PMIX_ERR_NOT_SUPPORTED, ptr::null_mut(), 0, cbdata.get()) });
+    PMIX_SUCCESS
+}
+
+/// `pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t info[],
+/// size_t ninfo)`: `PMIX_ERR_NOT_SUPPORTED`.
+#[no_mangle]
+pub extern "C" fn PMIx_Unpublish(
+    keys: *mut *mut c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    let _ = (keys, info, ninfo);
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+/// `pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[],
+/// size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)`: not supported.
+///
+/// # Safety
+/// `cbfunc` is NULL or callable from any thread with `cbdata`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Unpublish_nb(
+    keys: *mut *mut c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    let _ = (keys, info, ninfo);
+    op(cbfunc, cbdata)
+}
+
+/// `pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo,
+/// const pmix_app_t apps[], size_t napps, pmix_nspace_t nspace)`:
+/// `PMIX_ERR_NOT_SUPPORTED`; `nspace` is left untouched.
+#[no_mangle]
+pub extern "C" fn PMIx_Spawn(
+    job_info: *const pmix_info_t,
+    ninfo: usize,
+    apps: *const pmix_app_t,
+    napps: usize,
+    nspace: *mut c_char,
+) -> pmix_status_t {
+    let _ = (job_info, ninfo, apps, napps, nspace);
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+/// `pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t
+/// ninfo, const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t
+/// cbfunc, void *cbdata)`: not supported; a given callback gets
+/// `(PMIX_ERR_NOT_SUPPORTED, NULL, cbdata)`.
+///
+/// # Safety
+/// `cbfunc` is NULL or callable from any thread with `cbdata`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Spawn_nb(
+    job_info: *const pmix_info_t,
+    ninfo: usize,
+    apps: *const pmix_app_t,
+    napps: usize,
+    cbfunc: pmix_spawn_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    let _ = (job_info, ninfo, apps, napps);
+    let Some(cb) = cbfunc else {
+        return PMIX_ERR_NOT_SUPPORTED;
+    };
+    let cbdata = CPtr::new(cbdata);
+    // SAFETY: the caller's callback with its own data.
+    defer(move || unsafe { cb(PMIX_ERR_NOT_SUPPORTED, ptr::null_mut(), cbdata.get()) });
+    PMIX_SUCCESS
+}
+
+/// `pmix_status_t PMIx_Connect(const pmix_proc_t procs[], size_t nprocs,
+/// const pmix_info_t info[], size_t ninfo)`: `PMIX_ERR_NOT_SUPPORTED`.
+#[no_mangle]
+pub extern "C" fn PMIx_Connect(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    let _ = (procs, nprocs, info, ninfo);
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+/// `pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t
+/// nprocs, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t
+/// cbfunc, void *cbdata)`: not supported.
+///
+/// # Safety
+/// `cbfunc` is NULL or callable from any thread with `cbdata`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Connect_nb(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    let _ = (procs, nprocs, info, ninfo);
+    op(cbfunc, cbdata)
+}
+
+/// `pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t
+/// nprocs, const pmix_info_t info[], size_t ninfo)`:
+/// `PMIX_ERR_NOT_SUPPORTED`.
+#[no_mangle]
+pub extern "C" fn PMIx_Disconnect(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    let _ = (procs, nprocs, info, ninfo);
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+/// `pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t
+/// nprocs, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t
+/// cbfunc, void *cbdata)`: not supported.
+///
+/// # Safety
+/// `cbfunc` is NULL or callable from any thread with `cbdata`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Disconnect_nb(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    let _ = (procs, nprocs, info, ninfo);
+    op(cbfunc, cbdata)
+}
+
+/// `pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t
+/// nqueries, pmix_info_cbfunc_t cbfunc, void *cbdata)`: not supported; a
+/// given callback gets `(PMIX_ERR_NOT_SUPPORTED, NULL, 0, cbdata, NULL,
+/// NULL)`.
+///
+/// # Safety
+/// `cbfunc` is NULL or callable from any thread with `cbdata`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Query_info_nb(
+    queries: *mut pmix_query_t,
+    nqueries: usize,
+    cbfunc: pmix_info_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    let _ = (queries, nqueries);
+    let Some(cb) = cbfunc else {
+        return PMIX_ERR_NOT_SUPPORTED;
+    };
+    let cbdata = CPtr::new(cbdata);
+    // SAFETY: the caller's callback with its own data; no infos, so no
+    // release function.
+    defer(move || unsafe {
+        cb(
+            PMIX_ERR_NOT_SUPPORTED,
+            ptr::null_mut(),
+            0,
+            cbdata.get(),
+            None,
+            ptr::null_mut(),
+        )
+    });
+    PMIX_SUCCESS
+}
+
+/// `pmix_status_t PMIx_Resolve_peers(const char *nodename, const
+/// pmix_nspace_t nspace, pmix_proc_t **procs, size_t *nprocs)`:
+/// `PMIX_ERR_NOT_SUPPORTED`, with `*procs = NULL` and `*nprocs = 0`.
+///
+/// # Safety
+/// `procs` and `nprocs` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Resolve_peers(
+    nodename: *const c_char,
+    nspace: *const c_char,
+    procs: *mut *mut pmix_proc_t,
+    nprocs: *mut usize,
+) -> pmix_status_t {
+    let _ = (nodename, nspace);
+    if !procs.is_null() {
+        // SAFETY: non-NULL and writable (caller guarantee).
+        unsafe { procs.write(ptr::null_mut()) };
+    }
+    if !nprocs.is_null() {
+        // SAFETY: as above.
+        unsafe { nprocs.write(0) };
+    }
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+/// `pmix_status_t PMIx_Resolve_nodes(const pmix_nspace_t nspace, char
+/// **nodelist)`: `PMIX_ERR_NOT_SUPPORTED`, with `*nodelist = NULL`.
+///
+/// # Safety
+/// `nodelist` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Resolve_nodes(
+    nspace: *const c_char,
+    nodelist: *mut *mut c_char,
+) -> pmix_status_t {
+    let _ = nspace;
+    if !nodelist.is_null() {
+        // SAFETY: non-NULL and writable (caller guarantee).
+        unsafe { nodelist.write(ptr::null_mut()) };
+    }
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+/// `pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[],
+/// size_t ninfo)`: `PMIX_ERR_NOT_SUPPORTED` (no tool support yet).
+#[no_mangle]
+pub extern "C" fn PMIx_tool_init(
+    proc_: *mut pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+) -> pmix_status_t {
+    let _ = (proc_, info, ninfo);
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+/// `pmix_status_t PMIx_tool_finalize(void)`: `PMIX_ERR_NOT_SUPPORTED`.
+#[no_mangle]
+pub extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
+    PMIX_ERR_NOT_SUPPORTED
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    unsafe extern "C" fn op_cb(st: pmix_status_t, cbdata: *mut c_void) {
+        // SAFETY: the sender leaked by the test, used once.
+        let tx = unsafe { Box::from_raw(cbdata.cast::<mpsc::Sender<i32>>()) };
+        tx.send(st).unwrap();
+    }
+
+    #[test]
+    fn stubs_answer_not_supported_and_call_back_once() {
+        assert_eq!(PMIx_Publish(ptr::null(), 0), PMIX_ERR_NOT_SUPPORTED);
+        // SAFETY: NULL outputs are allowed.
+        unsafe {
+            assert_eq!(
+                PMIx_Resolve_nodes(ptr::null(), ptr::null_mut()),
+                PMIX_ERR_NOT_SUPPORTED
+            );
+            assert_eq!(
+                PMIx_Connect_nb(ptr::null(), 0, ptr::null(), 0, None, ptr::null_mut()),
+                PMIX_ERR_NOT_SUPPORTED
+            );
+        }
+        let (tx, rx) = mpsc::channel::<i32>();
+        let data = Box::into_raw(Box::new(tx)).cast();
+        // SAFETY: a callback with its data.
+        let rc = unsafe { PMIx_Publish_nb(ptr::null(), 0, Some(op_cb), data) };
+        assert_eq!(rc, PMIX_SUCCESS);
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(10)).unwrap(),
+            PMIX_ERR_NOT_SUPPORTED
+        );
+        assert!(rx.recv_timeout(Duration::from_millis(50)).is_err());
+        let mut procs = ptr::NonNull::<pmix_proc_t>::dangling().as_ptr();
+        let mut n = 9;
+        // SAFETY: writable outputs.
+        let rc = unsafe { PMIx_Resolve_peers(ptr::null(), ptr::null(), &mut procs, &mut n) };
+        assert_eq!((rc, procs.is_null(), n), (PMIX_ERR_NOT_SUPPORTED, true, 0));
+    }
+}
