@@ -30,7 +30,7 @@
 mod control;
 mod events;
 mod stubs;
-mod worker;
+pub(crate) mod worker;
 
 pub use control::*;
 pub use events::*;
@@ -61,7 +61,7 @@ static LIFECYCLE: Mutex<()> = Mutex::new(());
 const EMBED_BARRIER: &str = "pmix.embed.barrier";
 
 /// The client, or `PMIX_ERR_INIT`.
-fn current() -> Result<Client> {
+pub(crate) fn current() -> Result<Client> {
     CLIENT
         .read()
         .unwrap_or_else(PoisonError::into_inner)
@@ -70,13 +70,13 @@ fn current() -> Result<Client> {
 }
 
 /// Whether `PMIXRS_CAPI_VERBOSE` asks for error contexts on stderr.
-fn verbose() -> bool {
+pub(crate) fn verbose() -> bool {
     static V: OnceLock<bool> = OnceLock::new();
     *V.get_or_init(|| std::env::var_os("PMIXRS_CAPI_VERBOSE").is_some())
 }
 
 /// The C status of an error (printed with its context when verbose).
-fn fail(what: &str, e: &Error) -> pmix_status_t {
+pub(crate) fn fail(what: &str, e: &Error) -> pmix_status_t {
     if verbose() {
         eprintln!("pmix-rs capi: {what}: {e}");
     }
@@ -124,7 +124,7 @@ fn proc_in(c: &Client, p: &pmix_proc_t) -> Result<Proc> {
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a malformed entry; the conversion error of a
 /// required one.
-unsafe fn directives_in(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>> {
+pub(crate) unsafe fn directives_in(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>> {
     if info.is_null() || n == 0 {
         return Ok(Vec::new());
     }
@@ -148,7 +148,7 @@ unsafe fn directives_in(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>>
 ///
 /// # Safety
 /// As [`directives_in`].
-unsafe fn infos_in_lossy(info: *const pmix_info_t, n: usize) -> Vec<Info> {
+pub(crate) unsafe fn infos_in_lossy(info: *const pmix_info_t, n: usize) -> Vec<Info> {
     if info.is_null() {
         return Vec::new();
     }
@@ -162,7 +162,7 @@ unsafe fn infos_in_lossy(info: *const pmix_info_t, n: usize) -> Vec<Info> {
 /// entries C cannot represent; the last entry carries
 /// `PMIX_INFO_ARRAY_END` as `PMIX_INFO_CREATE` sets it. `(NULL, 0)` when
 /// nothing remains. Release with `cvalue::array_free(PMIX_INFO, …)`.
-fn infos_out_lossy(infos: &[Info]) -> (*mut pmix_info_t, usize) {
+pub(crate) fn infos_out_lossy(infos: &[Info]) -> (*mut pmix_info_t, usize) {
     if infos.is_empty() {
         return (ptr::null_mut(), 0);
     }

@@ -43,9 +43,11 @@ mod compare;
 mod convert;
 mod cvalue;
 mod print;
+mod server;
 mod strings;
 mod util;
 
 pub use client::*;
+pub use server::*;
 pub use strings::*;
 pub use util::*;

@@ -706,3 +706,52 @@ fn client_run_is_clean_under_valgrind() {
         ran.stderr
     );
 }
+
+#[test]
+fn server_host_launches_clients_through_the_server_api() {
+    let Some(mut cflags) = pmix_cflags() else {
+        skip("pmix.h (package libpmix-dev)");
+        return;
+    };
+    cflags.push("-pthread".into());
+    // its own directory: the other tests compile client_basic in theirs
+    let dir = workdir("server_host");
+    let lib = our_lib(&dir);
+    let client = compile(
+        &source("client_basic.c"),
+        &dir,
+        "client_basic",
+        &cflags,
+        Some(&lib),
+    );
+    let host = compile(
+        &source("server_host.c"),
+        &dir,
+        "server_host",
+        &cflags,
+        Some(&lib),
+    );
+    let mut cmd = with_lib(&host, &lib);
+    cmd.arg(&client).arg("2");
+    let ran = run(cmd, &dir, "server_host", Duration::from_secs(120));
+    expect_ok(&ran, "server_host");
+    assert!(
+        ran.stdout
+            .lines()
+            .any(|l| l.starts_with("server_host: ") && l.ends_with("checks passed")),
+        "{}\n{}",
+        ran.stdout,
+        ran.stderr
+    );
+    for r in 0..2 {
+        let line = format!("rank {r}: client_basic: ");
+        assert!(
+            ran.stdout
+                .lines()
+                .any(|l| l.starts_with(&line) && l.ends_with("checks passed")),
+            "rank {r} did not pass\n--- stdout\n{}\n--- stderr\n{}",
+            ran.stdout,
+            ran.stderr
+        );
+    }
+}

@@ -386,7 +386,9 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
 /// with `info` to the processes in `range` (`PMIX_RANGE_PROC_LOCAL`: this
 /// process's handlers only; `PMIX_RANGE_CUSTOM` with
 /// `PMIX_EVENT_CUSTOM_RANGE`). A client is always the source of its own
-/// events: `source` is not used. The call returns once the event is handed
+/// events: `source` is not used. In a server process the event goes to
+/// `Server::notify` (`source` NULL or the server itself: the host's own
+/// event). The call returns once the event is handed
 /// off; then `cbfunc` (may be NULL) is called on the callback thread, and
 /// the call returns `PMIX_SUCCESS`.
 ///
@@ -403,12 +405,19 @@ pub unsafe extern "C" fn PMIx_Notify_event(
     cbfunc: pmix_op_cbfunc_t,
     cbdata: *mut c_void,
 ) -> pmix_status_t {
-    let _ = source;
-    let r = current().and_then(|c| {
-        // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
-        let infos = unsafe { directives_in(info, ninfo) }?;
-        c.notify_event(Status(status_), DataRange(range), &infos)
-    });
+    // In a server process (after `PMIx_server_init`) the event goes to the
+    // server's clients (and, per range, beyond through the host).
+    let r = if let Some(server) = crate::server::active() {
+        // SAFETY: NULL or valid source and `ninfo` valid infos (caller
+        // guarantee).
+        unsafe { crate::server::notify(&server, status_, source, range, info, ninfo) }
+    } else {
+        current().and_then(|c| {
+            // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
+            let infos = unsafe { directives_in(info, ninfo) }?;
+            c.notify_event(Status(status_), DataRange(range), &infos)
+        })
+    };
     let st = status("PMIx_Notify_event", &r);
     match cbfunc {
         None => st,

@@ -1,0 +1,436 @@
+//! [`CHost`]: the C host module as a Rust [`Host`].
+//!
+//! Each up-call converts its arguments to C (procs; infos of the types
+//! Open MPI's ext3x converts, CAPI.md §6.4 — others are left out), boxes
+//! the Rust completion with those C copies as the callback data, and calls
+//! the slot. The C callback (from any thread) takes the box back, frees
+//! the copies and completes. A slot that returns
+//! `PMIX_OPERATION_SUCCEEDED` is done without a callback; any other
+//! non-success return means no callback will come. The server calls the
+//! host without holding its locks, and this adapter holds none either.
+
+use std::os::raw::{c_char, c_void};
+use std::ptr;
+
+use pmix_core::{DataRange, Error, Info, Proc, Result, Status};
+use pmix_server::{Completion, Host};
+
+use super::Objects;
+use crate::cmem;
+use crate::convert::{info_to_c, proc_to_c};
+use crate::cvalue;
+use crate::types::*;
+
+/// The C module and the `server_object` of each registered client.
+#[derive(Debug)]
+pub(crate) struct CHost {
+    module: pmix_server_module_t,
+    objects: Objects,
+}
+
+// SAFETY: the module holds only function pointers, which the host made
+// callable from any thread (the PMIx server calls them from its progress
+// thread).
+unsafe impl Send for CHost {}
+// SAFETY: as above; the slots are only read.
+unsafe impl Sync for CHost {}
+
+/// C copies that must live until the host calls back.
+struct Keep {
+    procs: *mut pmix_proc_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+}
+
+impl Keep {
+    fn none() -> Keep {
+        Keep {
+            procs: ptr::null_mut(),
+            info: ptr::null_mut(),
+            ninfo: 0,
+        }
+    }
+}
+
+impl Drop for Keep {
+    fn drop(&mut self) {
+        if !self.procs.is_null() {
+            // SAFETY: malloc'd by `procs_out`, no longer used by the host.
+            unsafe { cmem::free(self.procs) };
+        }
+        if !self.info.is_null() {
+            // SAFETY: made by `infos_out` with `ninfo` entries.
+            unsafe { cvalue::array_free(PMIX_INFO, self.info.cast(), self.ninfo) };
+        }
+    }
+}
+
+/// The callback data of one up-call.
+struct Pending<T> {
+    done: Completion<T>,
+    _keep: Keep,
+}
+
+fn status_result(st: pmix_status_t) -> Result<()> {
+    if st == PMIX_SUCCESS || st == PMIX_OPERATION_SUCCEEDED {
+        Ok(())
+    } else {
+        Err(Error::new(Status(st)))
+    }
+}
+
+fn not_supported(what: &str) -> Error {
+    Error::with_context(
+        Status::ERR_NOT_SUPPORTED,
+        format!("the host module has no {what}"),
+    )
+}
+
+/// Types Open MPI's ext3x can convert (CAPI.md §6.4).
+fn ext3x_type(t: pmix_data_type_t) -> bool {
+    matches!(
+        t,
+        PMIX_UNDEF
+            | PMIX_BOOL
+            | PMIX_BYTE
+            | PMIX_STRING
+            | PMIX_SIZE
+            | PMIX_PID
+            | PMIX_INT
+            | PMIX_INT8
+            | PMIX_INT16
+            | PMIX_INT32
+            | PMIX_INT64
+            | PMIX_UINT
+            | PMIX_UINT8
+            | PMIX_UINT16
+            | PMIX_UINT32
+            | PMIX_UINT64
+            | PMIX_FLOAT
+            | PMIX_DOUBLE
+            | PMIX_TIMEVAL
+            | PMIX_TIME
+            | PMIX_STATUS
+            | PMIX_PROC
+            | PMIX_BYTE_OBJECT
+            | PMIX_PERSIST
+            | PMIX_POINTER
+            | PMIX_SCOPE
+            | PMIX_DATA_RANGE
+            | PMIX_PROC_STATE
+            | PMIX_PROC_INFO
+            | PMIX_PROC_RANK
+            | PMIX_ENVAR
+            | PMIX_DATA_ARRAY
+    )
+}
+
+/// A malloc'd C copy of `infos` holding only ext3x-convertible entries;
+/// `(NULL, 0)` when none.
+fn infos_out(infos: &[Info]) -> (*mut pmix_info_t, usize) {
+    if infos.is_empty() {
+        return (ptr::null_mut(), 0);
+    }
+    let Ok(arr) = cmem::calloc_array::<pmix_info_t>(infos.len()) else {
+        return (ptr::null_mut(), 0);
+    };
+    let mut k = 0;
+    for info in infos {
+        // SAFETY: slot `k < infos.len()` of the zeroed array.
+        let slot = unsafe { arr.add(k) };
+        // SAFETY: writable slot; on failure it owns nothing.
+        if unsafe { info_to_c(info, slot) }.is_ok() {
+            // SAFETY: just written.
+            if ext3x_type(unsafe { (*slot).value.type_ }) {
+                k += 1;
+            } else {
+                // SAFETY: a written slot, released and zeroed for reuse.
+                unsafe {
+                    cvalue::info_destruct(slot);
+                    ptr::write_bytes(slot, 0, 1);
+                }
+            }
+        }
+    }
+    if k == 0 {
+        // SAFETY: ours; no slot owns anything.
+        unsafe { cmem::free(arr) };
+        return (ptr::null_mut(), 0);
+    }
+    // SAFETY: `k - 1` is a written slot.
+    unsafe { (*arr.add(k - 1)).flags |= PMIX_INFO_ARRAY_END };
+    (arr, k)
+}
+
+/// A malloc'd C copy of `procs` (NULL when empty or out of memory).
+fn procs_out(procs: &[Proc]) -> *mut pmix_proc_t {
+    if procs.is_empty() {
+        return ptr::null_mut();
+    }
+    let Ok(arr) = cmem::calloc_array::<pmix_proc_t>(procs.len()) else {
+        return ptr::null_mut();
+    };
+    for (i, p) in procs.iter().enumerate() {
+        // SAFETY: `i < procs.len()`.
+        unsafe { arr.add(i).write(proc_to_c(p)) };
+    }
+    arr
+}
+
+unsafe extern "C" fn op_cb(st: pmix_status_t, cbdata: *mut c_void) {
+    // SAFETY: `cbdata` is the box `call_op` leaked; the host calls once.
+    let p = unsafe { Box::from_raw(cbdata.cast::<Pending<()>>()) };
+    (p.done)(status_result(st));
+}
+
+unsafe extern "C" fn modex_cb(
+    st: pmix_status_t,
+    data: *const c_char,
+    ndata: usize,
+    cbdata: *mut c_void,
+    release_fn: pmix_release_cbfunc_t,
+    release_cbdata: *mut c_void,
+) {
+    // SAFETY: `cbdata` is the box `call_modex` leaked; the host calls once.
+    let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<u8>>>()) };
+    let bytes = if data.is_null() || ndata == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: the host's `ndata` bytes, valid until released.
+        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), ndata) }.to_vec()
+    };
+    if let Some(rel) = release_fn {
+        // SAFETY: the host's release function with its own data.
+        unsafe { rel(release_cbdata) };
+    }
+    let r = status_result(st).map(|()| bytes);
+    (p.done)(r);
+}
+
+/// Runs an up-call with `pending` as its callback data and handles its
+/// return per the module's rules.
+fn settle<T: Default + 'static>(
+    pending: Pending<T>,
+    call: impl FnOnce(*mut c_void) -> pmix_status_t,
+) {
+    let raw = Box::into_raw(Box::new(pending));
+    let rc = call(raw.cast());
+    if rc == PMIX_SUCCESS {
+        return; // the callback comes (it may already have)
+    }
+    // SAFETY: no callback will come: the box is still ours.
+    let p = unsafe { Box::from_raw(raw) };
+    if rc == PMIX_OPERATION_SUCCEEDED {
+        (p.done)(Ok(T::default()));
+    } else {
+        (p.done)(Err(Error::new(Status(rc))));
+    }
+}
+
+impl CHost {
+    pub(crate) fn new(module: pmix_server_module_t, objects: Objects) -> CHost {
+        CHost { module, objects }
+    }
+
+    fn object(&self, p: &Proc) -> *mut c_void {
+        self.objects
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(p)
+            .copied()
+            .unwrap_or(0) as *mut c_void
+    }
+
+    fn codes_call(&self, codes: &[Status], done: Completion<()>, register: bool) {
+        let mut c: Vec<pmix_status_t> = codes.iter().map(|s| s.0).collect();
+        let cp = if c.is_empty() {
+            ptr::null_mut()
+        } else {
+            c.as_mut_ptr()
+        };
+        let n = c.len();
+        if register {
+            let Some(f) = self.module.register_events else {
+                return done(Err(not_supported("register_events")));
+            };
+            let pending = Pending {
+                done,
+                _keep: Keep::none(),
+            };
+            // SAFETY: the host's slot; `c` outlives the call (the host
+            // copies what it keeps, as with OpenPMIx's stack arrays).
+            settle(pending, |d| unsafe {
+                f(cp, n, ptr::null(), 0, Some(op_cb), d)
+            });
+        } else {
+            let Some(f) = self.module.deregister_events else {
+                return done(Err(not_supported("deregister_events")));
+            };
+            let pending = Pending {
+                done,
+                _keep: Keep::none(),
+            };
+            // SAFETY: as above.
+            settle(pending, |d| unsafe { f(cp, n, Some(op_cb), d) });
+        }
+        drop(c);
+    }
+}
+
+impl Host for CHost {
+    fn client_connected(&self, proc: &Proc, done: Completion<()>) {
+        let Some(f) = self.module.client_connected else {
+            return done(Ok(()));
+        };
+        let cp = proc_to_c(proc);
+        let obj = self.object(proc);
+        let pending = Pending {
+            done,
+            _keep: Keep::none(),
+        };
+        // SAFETY: the host's slot with a proc valid during the call (ORTE
+        // copies it) and the object it registered.
+        settle(pending, |d| unsafe { f(&cp, obj, Some(op_cb), d) });
+    }
+
+    fn client_finalized(&self, proc: &Proc, done: Completion<()>) {
+        let Some(f) = self.module.client_finalized else {
+            return done(Ok(()));
+        };
+        let cp = proc_to_c(proc);
+        let obj = self.object(proc);
+        let pending = Pending {
+            done,
+            _keep: Keep::none(),
+        };
+        // SAFETY: as in `client_connected`.
+        settle(pending, |d| unsafe { f(&cp, obj, Some(op_cb), d) });
+    }
+
+    fn abort(
+        &self,
+        proc: &Proc,
+        status: Status,
+        message: &str,
+        procs: &[Proc],
+        done: Completion<()>,
+    ) {
+        let Some(f) = self.module.abort else {
+            return done(Err(not_supported("abort")));
+        };
+        let cp = proc_to_c(proc);
+        let obj = self.object(proc);
+        let msg = match cmem::strdup_str(message) {
+            Ok(m) => m,
+            Err(e) => return done(Err(e)),
+        };
+        let keep = Keep {
+            procs: procs_out(procs),
+            info: ptr::null_mut(),
+            ninfo: 0,
+        };
+        let (pp, np) = (
+            keep.procs,
+            if keep.procs.is_null() { 0 } else { procs.len() },
+        );
+        let pending = Pending { done, _keep: keep };
+        // SAFETY: the host's slot; the message lives through the call and
+        // the procs until the callback.
+        settle(pending, |d| unsafe {
+            f(&cp, obj, status.0, msg, pp, np, Some(op_cb), d)
+        });
+        // SAFETY: ours; ORTE copies the message during the call.
+        unsafe { cmem::free(msg) };
+    }
+
+    fn fence_nb(&self, procs: &[Proc], info: &[Info], data: Vec<u8>, done: Completion<Vec<u8>>) {
+        let Some(f) = self.module.fence_nb else {
+            return done(Err(not_supported("fence_nb")));
+        };
+        // The blob is handed over: malloc'd, freed by the host (CAPI.md §4.3).
+        let blob = if data.is_empty() {
+            ptr::null_mut()
+        } else {
+            match cmem::calloc_array::<u8>(data.len()) {
+                Ok(b) => {
+                    // SAFETY: `b` holds `data.len()` bytes.
+                    unsafe { ptr::copy_nonoverlapping(data.as_ptr(), b, data.len()) };
+                    b
+                }
+                Err(e) => return done(Err(e)),
+            }
+        };
+        let (ci, ni) = infos_out(info);
+        let keep = Keep {
+            procs: procs_out(procs),
+            info: ci,
+            ninfo: ni,
+        };
+        let (pp, np) = (
+            keep.procs,
+            if keep.procs.is_null() { 0 } else { procs.len() },
+        );
+        let pending = Pending { done, _keep: keep };
+        let n = data.len();
+        // SAFETY: the host's slot; procs and infos live until the callback,
+        // the blob becomes the host's.
+        settle(pending, |d| unsafe {
+            f(pp, np, ci, ni, blob.cast(), n, Some(modex_cb), d)
+        });
+    }
+
+    fn direct_modex(&self, proc: &Proc, info: &[Info], done: Completion<Vec<u8>>) {
+        let Some(f) = self.module.direct_modex else {
+            return done(Err(not_supported("direct_modex")));
+        };
+        let (ci, ni) = infos_out(info);
+        let keep = Keep {
+            procs: procs_out(std::slice::from_ref(proc)),
+            info: ci,
+            ninfo: ni,
+        };
+        let pp = keep.procs;
+        if pp.is_null() {
+            return done(Err(cmem::nomem()));
+        }
+        let pending = Pending { done, _keep: keep };
+        // SAFETY: the host's slot; proc and infos live until the callback.
+        settle(pending, |d| unsafe { f(pp, ci, ni, Some(modex_cb), d) });
+    }
+
+    fn notify_event(
+        &self,
+        status: Status,
+        source: &Proc,
+        range: DataRange,
+        info: &[Info],
+        done: Completion<()>,
+    ) {
+        let Some(f) = self.module.notify_event else {
+            return done(Err(not_supported("notify_event")));
+        };
+        let (ci, ni) = infos_out(info);
+        let keep = Keep {
+            procs: procs_out(std::slice::from_ref(source)),
+            info: ci,
+            ninfo: ni,
+        };
+        let pp = keep.procs;
+        if pp.is_null() {
+            return done(Err(cmem::nomem()));
+        }
+        let pending = Pending { done, _keep: keep };
+        // SAFETY: the host's slot; source and infos live until the callback.
+        settle(pending, |d| unsafe {
+            f(status.0, pp, range.0, ci, ni, Some(op_cb), d)
+        });
+    }
+
+    fn register_events(&self, codes: &[Status], done: Completion<()>) {
+        self.codes_call(codes, done, true);
+    }
+
+    fn deregister_events(&self, codes: &[Status], done: Completion<()>) {
+        self.codes_call(codes, done, false);
+    }
+}
