@@ -567,7 +567,10 @@ fn the_host_is_asked_once_for_the_union_of_interests() {
     while server.is_connected(&p("a", 0)) && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(1));
     }
-    assert!(!server.is_connected(&p("a", 0)), "the server never saw `a` go");
+    assert!(
+        !server.is_connected(&p("a", 0)),
+        "the server never saw `a` go"
+    );
     // `d` drops its default handler.
     d.send(&interest(vec![], false), 0);
     assert_eq!(host.wait_for(4)[3..], [Call::Deregister(vec![])]);
