@@ -486,3 +486,40 @@ fn print_row(res: &Results, r: &Row, ratio: bool) {
         notes.join("; ")
     );
 }
+
+/// The harnesses' command line: `--quick` (one short repetition) and
+/// `--reps N` (default 3, 1 with `--quick`).
+#[derive(Clone, Copy, Debug)]
+pub struct Opts {
+    /// Short runs, one repetition unless `--reps` says otherwise.
+    pub quick: bool,
+    /// Repetitions of every measurement.
+    pub reps: usize,
+}
+
+/// Parses the harnesses' options.
+///
+/// # Errors
+/// A message for an unknown argument or a bad `--reps`.
+pub fn parse_opts(args: &[String]) -> Result<Opts, String> {
+    let mut quick = false;
+    let mut reps = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--reps" => {
+                let n = it.next().and_then(|s| s.parse::<usize>().ok());
+                reps = Some(
+                    n.filter(|&n| n > 0)
+                        .ok_or("--reps needs a positive number")?,
+                );
+            }
+            other => return Err(format!("unknown argument {other:?}; see the source header")),
+        }
+    }
+    Ok(Opts {
+        quick,
+        reps: reps.unwrap_or(if quick { 1 } else { 3 }),
+    })
+}

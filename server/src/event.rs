@@ -411,32 +411,8 @@ pub(crate) fn drive_host_calls(inner: &Inner) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::{BTreeSet, HashMap};
 
-    #[derive(Default)]
-    struct Reg {
-        ns: HashMap<Nspace, (u32, u32)>,
-        procs: BTreeSet<Proc>,
-    }
-
-    impl Registry for Reg {
-        fn sizes(&self, ns: &Nspace) -> Option<(u32, u32)> {
-            self.ns.get(ns).copied()
-        }
-        fn registered_ranks(&self, ns: &Nspace) -> BTreeSet<Rank> {
-            self.procs
-                .iter()
-                .filter(|p| &p.nspace == ns)
-                .map(|p| p.rank)
-                .collect()
-        }
-        fn is_registered(&self, p: &Proc) -> bool {
-            self.procs.contains(p)
-        }
-        fn nspaces(&self) -> Vec<Nspace> {
-            self.ns.keys().cloned().collect()
-        }
-    }
+    use crate::event::store::tests::Reg;
 
     fn p(ns: &str, r: u32) -> Proc {
         Proc::new(ns, Rank(r)).unwrap()

@@ -79,33 +79,7 @@ fn main() {
     }
 }
 
-struct Opts {
-    quick: bool,
-    reps: usize,
-}
-
-fn parse_opts(args: &[String]) -> Result<Opts, String> {
-    let mut quick = false;
-    let mut reps = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--quick" => quick = true,
-            "--reps" => {
-                let n = it.next().and_then(|s| s.parse::<usize>().ok());
-                reps = Some(
-                    n.filter(|&n| n > 0)
-                        .ok_or("--reps needs a positive number")?,
-                );
-            }
-            other => return Err(format!("unknown argument {other:?}; see the source header")),
-        }
-    }
-    Ok(Opts {
-        quick,
-        reps: reps.unwrap_or(if quick { 1 } else { 3 }),
-    })
-}
+use pmix_benches::harness::{parse_opts, Opts};
 
 // ---------------------------------------------------------------- parent --
 

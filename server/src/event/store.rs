@@ -271,16 +271,17 @@ fn hold(stored: &Arc<Stored>, reg: &impl Registry) -> Option<Held> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use pmix_core::{attrs, Info, Status};
     use std::collections::HashMap;
 
-    /// A registry of namespaces `(nlocal, job_size)` and registered procs.
+    /// A registry of namespaces `(nlocal, job_size)` and registered procs
+    /// (also used by `event.rs`'s tests).
     #[derive(Default)]
-    struct Reg {
-        ns: HashMap<Nspace, (u32, u32)>,
-        procs: BTreeSet<Proc>,
+    pub(crate) struct Reg {
+        pub(crate) ns: HashMap<Nspace, (u32, u32)>,
+        pub(crate) procs: BTreeSet<Proc>,
     }
 
     impl Registry for Reg {
