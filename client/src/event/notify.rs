@@ -70,24 +70,18 @@ fn whole_nspace(inner: &Inner, ns: &Nspace, plan: &mut Plan) {
         plan.server = true;
     }
     for r in peers.split(',').filter(|s| !s.is_empty()) {
-        match r.trim().parse::<u32>().ok().and_then(|rank| {
-            Proc::from_parts(ns.clone(), Rank(rank))
-                .pipe(|p| slot_of(inner, &p))
-                .filter(|s| connected(inner, *s))
-        }) {
+        let slot = r
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .and_then(|rank| slot_of(inner, &Proc::from_parts(ns.clone(), Rank(rank))))
+            .filter(|s| connected(inner, *s));
+        match slot {
             Some(s) => plan.slots.push(s),
             None => plan.server = true,
         }
     }
 }
-
-/// A tiny helper to keep the closure above readable.
-trait Pipe: Sized {
-    fn pipe<R>(self, f: impl FnOnce(Self) -> R) -> R {
-        f(self)
-    }
-}
-impl<T> Pipe for T {}
 
 fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
     let mut plan = Plan::default();

@@ -61,7 +61,9 @@ impl Local {
 /// The thread's body.
 pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
     let mut st = Local::new();
-    let mut batch: Vec<(u16, Vec<u8>)> = Vec::new();
+    // Decoded inside the drain (no copy of the record), dispatched after
+    // it: a handler may notify, i.e. push into the ring being drained.
+    let mut batch: Vec<std::result::Result<EventMsg, String>> = Vec::new();
     loop {
         // ORDERING: Acquire — pairs with the Release store in `shutdown`.
         if ev.stop.load(Ordering::Acquire) {
@@ -82,11 +84,14 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
             (Origin::ThisProcess, &mut local),
             (Origin::ThisNode, &mut inbound),
         ] {
-            batch.clear();
-            let n = consumer.drain(BATCH, |kind, bytes| batch.push((kind, bytes.to_vec())));
+            let n = consumer.drain(BATCH, |kind, bytes| {
+                if kind == RECORD_EVENT {
+                    batch.push(EventMsg::decode(bytes).map_err(|e| e.to_string()));
+                }
+            });
             work += n;
-            for (kind, bytes) in batch.drain(..) {
-                record(&ev, &mut st, source, kind, &bytes);
+            for decoded in batch.drain(..) {
+                record(&ev, &mut st, source, decoded);
             }
         }
         if work > 0 {
@@ -108,12 +113,14 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
     }
 }
 
-/// One record from a ring.
-fn record(ev: &Arc<Events>, st: &mut Local, source: Origin, kind: u16, bytes: &[u8]) {
-    if kind != RECORD_EVENT {
-        return;
-    }
-    match EventMsg::decode(bytes) {
+/// One decoded record from a ring.
+fn record(
+    ev: &Arc<Events>,
+    st: &mut Local,
+    source: Origin,
+    decoded: std::result::Result<EventMsg, String>,
+) {
+    match decoded {
         Ok(mut msg) => {
             if source == Origin::ThisProcess {
                 // the in-process queue is only written by this process
@@ -126,25 +133,9 @@ fn record(ev: &Arc<Events>, st: &mut Local, source: Origin, kind: u16, bytes: &[
                 dispatch(ev, st, Arc::new(msg), None);
             }
         }
-        Err(e) => internal(
-            ev,
-            st,
-            Status::ERR_COMM_FAILURE,
-            vec![Info::new(attrs::EVENT_TEXT_MESSAGE, e.to_string()).ok()],
-        ),
+        // dispatched on the next round, like any internal event
+        Err(why) => raise_internal(ev, Status::ERR_COMM_FAILURE, Some(why)),
     }
-}
-
-/// Raises an event inside this client only (`PMIX_EVENT_NON_DEFAULT`).
-pub(crate) fn internal(ev: &Arc<Events>, st: &mut Local, status: Status, more: Vec<Option<Info>>) {
-    let mut msg = EventMsg::new(status, DataRange::PROC_LOCAL);
-    msg.id = ev.next_id();
-    msg.origin = Origin::ThisProcess;
-    msg.info = std::iter::once(Info::new(attrs::EVENT_NON_DEFAULT, true).ok())
-        .chain(more)
-        .flatten()
-        .collect();
-    dispatch(ev, st, Arc::new(msg), None);
 }
 
 fn command(ev: &Arc<Events>, st: &mut Local, c: Command) {
