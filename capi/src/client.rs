@@ -386,10 +386,16 @@ pub unsafe extern "C" fn PMIx_Get(
     // SAFETY: non-NULL and writable (caller guarantee).
     unsafe { val.write(ptr::null_mut()) };
     let r = (|| {
-        let c = current()?;
-        // SAFETY: forwarded caller guarantee.
-        let (p, key, infos) = unsafe { get_args(&c, proc_, key, info, ninfo) }?;
-        value_to_c_boxed(&c.get(&p, key, &infos)?)
+        let value = match current() {
+            Ok(c) => {
+                // SAFETY: forwarded caller guarantee.
+                let (p, key, infos) = unsafe { get_args(&c, proc_, key, info, ninfo) }?;
+                c.get(&p, key, &infos)?
+            }
+            // SAFETY: forwarded caller guarantee.
+            Err(e) => unsafe { server_get(e, proc_, key) }?,
+        };
+        value_to_c_boxed(&value)
     })();
     match r {
         Ok(v) => {
@@ -399,6 +405,29 @@ pub unsafe extern "C" fn PMIx_Get(
         }
         Err(e) => fail("PMIx_Get", &e),
     }
+}
+
+/// `PMIx_Get` in a process that is a server (`PMIx_server_init`) and not a
+/// client: [`Server::get`](pmix_server::Server::get), never waiting; `no_client`
+/// when this process is neither.
+///
+/// # Safety
+/// As [`PMIx_Get`].
+unsafe fn server_get(
+    no_client: Error,
+    proc_: *const pmix_proc_t,
+    key: *const c_char,
+) -> Result<pmix_core::Value> {
+    let s = crate::server::active().ok_or(no_client)?;
+    // SAFETY: NULL or a C string (caller guarantee).
+    let key = unsafe { key_in(key) }?;
+    let p = if proc_.is_null() {
+        s.proc().clone()
+    } else {
+        // SAFETY: non-NULL and valid (caller guarantee).
+        proc_from_c(unsafe { &*proc_ })?
+    };
+    s.get(&p, key)
 }
 
 /// Hands a get result to a `pmix_value_cbfunc_t`; the value lives only
@@ -454,7 +483,12 @@ pub unsafe extern "C" fn PMIx_Get_nb(
         Ok((c, p, key, infos)) => {
             c.get_nb(&p, &key, &infos, move |r| deliver_value(cb, cbdata, r));
         }
-        Err(e) => defer(move || deliver_value(cb, cbdata, Err(e))),
+        Err(e) => {
+            // SAFETY: forwarded caller guarantee; the arguments are read
+            // before this call returns.
+            let r = unsafe { server_get(e, proc_, key) };
+            defer(move || deliver_value(cb, cbdata, r));
+        }
     }
     PMIX_SUCCESS
 }
@@ -473,17 +507,20 @@ pub unsafe extern "C" fn PMIx_Store_internal(
     val: *mut pmix_value_t,
 ) -> pmix_status_t {
     let r = (|| {
-        let c = current()?;
+        let target = current()
+            .map(Ok)
+            .or_else(|e| crate::server::active().map(Err).ok_or(e))?;
         if proc_.is_null() || val.is_null() {
             return Err(cmem::bad_param("NULL proc or value"));
         }
         // SAFETY: NULL or a C string (caller guarantee).
         let key = unsafe { key_in(key) }?;
         // SAFETY: non-NULL and valid (caller guarantee).
-        let p = proc_in(&c, unsafe { &*proc_ })?;
-        // SAFETY: as above.
-        let value = unsafe { value_from_c(val) }?;
-        c.store_internal(&p, key, value)
+        let (p, value) = (unsafe { &*proc_ }, unsafe { value_from_c(val) }?);
+        match target {
+            Ok(c) => c.store_internal(&proc_in(&c, p)?, key, value),
+            Err(server) => server.store_internal(&proc_from_c(p)?, key, value),
+        }
     })();
     status("PMIx_Store_internal", &r)
 }

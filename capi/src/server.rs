@@ -24,6 +24,7 @@ use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
 use std::sync::{Arc, Mutex, RwLock};
 
+use pmix_client::ProcessEvents;
 use pmix_core::{DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
 use pmix_server::{Server, ServerConfig};
 
@@ -36,6 +37,18 @@ use crate::types::*;
 /// The initialised server (shared so calls never hold the slot's lock
 /// while they run).
 static SERVER: RwLock<Option<Arc<Server>>> = RwLock::new(None);
+
+/// The server process's own event handlers (`PMIx_Register_event_handler`
+/// after `PMIx_server_init`).
+static EVENTS: RwLock<Option<ProcessEvents>> = RwLock::new(None);
+
+/// The server process's handler chain, while the server runs.
+pub(crate) fn events() -> Option<ProcessEvents> {
+    EVENTS
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+}
 
 /// `server_object` pointers given to `register_client`, by proc.
 pub(crate) type Objects = Arc<Mutex<HashMap<Proc, usize>>>;
@@ -69,7 +82,8 @@ pub(crate) fn active() -> Option<Arc<Server>> {
     current().ok()
 }
 
-/// `PMIx_Notify_event` in a server process: to [`Server::notify`]. A
+/// `PMIx_Notify_event` in a server process: `PMIX_RANGE_PROC_LOCAL` to the
+/// process's own handlers, any other range to [`Server::notify`]. A
 /// `source` equal to the server's own proc (or NULL) is an event of the
 /// host itself.
 ///
@@ -92,6 +106,12 @@ pub(crate) unsafe fn notify(
     let src = src.filter(|p| p != server.proc());
     // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
     let infos = unsafe { directives_in(info, ninfo) }?;
+    if DataRange(range) == DataRange::PROC_LOCAL {
+        // The server process's own handlers.
+        let events = events()
+            .ok_or_else(|| Error::with_context(Status::ERR_INIT, "the server is finalizing"))?;
+        return events.notify(Status(status), &infos, None);
+    }
     server.notify(Status(status), src.as_ref(), DataRange(range), &infos)
 }
 
@@ -176,6 +196,10 @@ pub unsafe extern "C" fn PMIx_server_init(
         };
         let h = Arc::new(host::CHost::new(module, Arc::clone(objects())));
         let server = Server::init(cfg, h)?;
+        let events = ProcessEvents::start(server.proc().clone())?;
+        *EVENTS
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(events);
         *slot = Some(Arc::new(server));
         Ok(())
     })();
@@ -195,6 +219,11 @@ pub extern "C" fn PMIx_server_finalize() -> pmix_status_t {
     match s {
         None => PMIX_ERR_INIT,
         Some(s) => {
+            // Handlers stop with the last clone of the chain.
+            EVENTS
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
             // Another call still using it drops the last clone, which
             // shuts the server down.
             if let Ok(s) = Arc::try_unwrap(s) {
@@ -209,13 +238,38 @@ pub extern "C" fn PMIx_server_finalize() -> pmix_status_t {
     }
 }
 
-/// Reads a `pmixrs:raw:` map back as the plain list.
-fn unraw(infos: &mut [Info]) {
+/// Keys whose empty value means "not known" (a NULL C string, which the
+/// Rust data model reads as `""`): such entries are dropped so a `Get`
+/// finds nothing, as with OpenPMIx, instead of an empty string (Open MPI
+/// computes locality from any string it gets).
+const NULL_MEANS_ABSENT: [&str; 2] = ["pmix.locstr", "pmix.cpuset"];
+
+fn is_null_string(i: &Info) -> bool {
+    NULL_MEANS_ABSENT.iter().any(|k| i.is(k))
+        && matches!(&i.value, Value::String(s) if s.is_empty())
+}
+
+/// Prepares a foreign host's job infos: reads a `pmixrs:raw:` map back as
+/// the plain list, and drops unknown locality strings (also inside the
+/// per-rank `pmix.pdata` arrays).
+fn normalize(infos: &mut Vec<Info>) {
+    infos.retain(|i| !is_null_string(i));
     for i in infos.iter_mut() {
         if i.is("pmix.nmap") || i.is("pmix.pmap") {
             if let Value::String(s) = &mut i.value {
                 if let Some(rest) = s.strip_prefix(RAW) {
                     *s = rest.to_owned();
+                }
+            }
+        } else if i.is("pmix.pdata") {
+            if let Ok(inner) = i.value.as_info_array() {
+                if inner.iter().any(|x| is_null_string(x)) {
+                    let kept = inner
+                        .into_iter()
+                        .filter(|x| !is_null_string(x))
+                        .cloned()
+                        .collect();
+                    i.value = Value::DataArray(Box::new(pmix_core::DataArray::from_infos(kept)));
                 }
             }
         }
@@ -245,7 +299,7 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
         let ns = Nspace::new(unsafe { cmem::c_string_or_empty(nspace) }?)?;
         // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
         let mut infos = unsafe { infos_in_lossy(info, ninfo) };
-        unraw(&mut infos);
+        normalize(&mut infos);
         s.register_nspace(&ns, u32::try_from(nlocalprocs.max(0)).unwrap_or(0), &infos)
     })();
     answer("PMIx_server_register_nspace", r, cbfunc, cbdata)
@@ -571,7 +625,7 @@ mod tests {
             Info::new("pmix.nmap", Value::String(s)).unwrap(),
             Info::new("pmix.pmap", Value::String("0,1".into())).unwrap(),
         ];
-        unraw(&mut infos);
+        normalize(&mut infos);
         assert_eq!(infos[0].value, Value::String("n1,n2".into()));
         assert_eq!(infos[1].value, Value::String("0,1".into()));
     }

@@ -19,7 +19,7 @@ mod data;
 mod event;
 mod fence;
 
-pub use event::{Event, EventCompletion};
+pub use event::{Event, EventCompletion, ProcessEvents};
 pub use pmix_core::event::{HandlerId, Outcome, Termination};
 
 use std::path::PathBuf;
@@ -582,18 +582,9 @@ impl Client {
         handler: impl Fn(&Event<'_>, EventCompletion) + Send + Sync + 'static,
         done: impl FnOnce(Result<HandlerId>) + Send + 'static,
     ) {
-        let ev = match self.events() {
-            Ok(ev) => ev,
-            Err(e) => return done(Err(e)),
-        };
-        let mut done = Some(done);
-        let r = ev.register(codes, info, Box::new(handler), |id| {
-            if let Some(d) = done.take() {
-                d(Ok(id));
-            }
-        });
-        if let (Err(e), Some(d)) = (r, done.take()) {
-            d(Err(e));
+        match self.events() {
+            Ok(ev) => event::register_nb(ev, codes, info, Box::new(handler), done),
+            Err(e) => done(Err(e)),
         }
     }
 

@@ -77,6 +77,11 @@ pub(crate) fn register_nspace(
     if !has(&job, attrs::LOCAL_SIZE) {
         job.push((attrs::LOCAL_SIZE.into(), Value::Uint32(nlocal)));
     }
+    if !has(&job, attrs::APPNUM) {
+        // One application unless the host says otherwise (OpenPMIx does the
+        // same; Open MPI reads each rank's appnum).
+        job.push((attrs::APPNUM.into(), Value::Uint32(0)));
+    }
     if !has(&job, attrs::JOB_SIZE) {
         job.push((attrs::JOB_SIZE.into(), Value::Uint32(nlocal)));
     }
@@ -346,6 +351,32 @@ pub(crate) fn job_value(inner: &Inner, proc: &Proc, key: &str) -> Option<Value> 
     let store = inner.store.lock();
     let bytes = store.table().get(proc.nspace.as_str(), proc.rank.0, key)?;
     codec::decode_value(bytes).ok()
+}
+
+/// [`Server::get`](crate::Server::get) past the internal values: the
+/// rank's registered entry, the job-level one, then a local client's
+/// committed data.
+pub(crate) fn server_get(inner: &Inner, proc: &Proc, key: &str) -> Result<Value> {
+    if let Some(v) = job_value(inner, proc, key) {
+        return Ok(v);
+    }
+    if proc.rank != Rank::WILDCARD {
+        let job = Proc::from_parts(proc.nspace.clone(), Rank::WILDCARD);
+        if let Some(v) = job_value(inner, &job, key) {
+            return Ok(v);
+        }
+    }
+    if proc.rank.is_valid() {
+        if let Ok(committed) = committed(inner, proc, false) {
+            if let Some(i) = committed.into_iter().find(|i| i.is(key)) {
+                return Ok(i.value);
+            }
+        }
+    }
+    Err(Error::with_context(
+        Status::ERR_NOT_FOUND,
+        format!("{key} is not known for {proc:?}"),
+    ))
 }
 
 /// Writes a socket-committed card into the client's modex store.

@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 use pmix_core::proto::{self, caps};
-use pmix_core::{DataRange, Error, Info, Nspace, Proc, Rank, Result, Status};
+use pmix_core::{DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
 use pmix_shm::barrier::{BarrierParams, BarrierTable};
 use pmix_shm::layout::RegionKind;
 use pmix_shm::ring::{Ring, RingParams};
@@ -139,6 +139,9 @@ pub(crate) struct Inner {
     /// Each client slot's inbound event ring (producer side), by slot.
     pub(crate) rings: Vec<Ring>,
     pub(crate) state: Mutex<State>,
+    /// Values the host stored with `PMIx_Store_internal` (this process
+    /// only), newest last.
+    pub(crate) internal: Mutex<Vec<(Proc, String, Value)>>,
     pub(crate) stopping: AtomicBool,
     pub(crate) dir: PathBuf,
     pub(crate) socket_path: PathBuf,
@@ -255,6 +258,7 @@ impl Server {
                 cfg.max_nspaces,
                 cfg.event_cache_size,
             )),
+            internal: Mutex::new(Vec::new()),
             cfg,
             me,
             host,
@@ -395,6 +399,41 @@ impl Server {
         info: &[Info],
     ) -> Result<()> {
         event::host_notify(&self.inner, status, source, range, info)
+    }
+
+    /// Keeps a value about `proc` in this process only
+    /// (`PMIx_Store_internal` called by the host); [`get`](Self::get) finds
+    /// it first. Clients never see it.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an empty or too long key.
+    pub fn store_internal(&self, proc: &Proc, key: &str, value: Value) -> Result<()> {
+        pmix_core::Key::new_data_key(key)?;
+        let mut c = self.inner.internal.lock();
+        c.retain(|(p, k, _)| !(p == proc && k == key));
+        c.push((proc.clone(), key.to_owned(), value));
+        Ok(())
+    }
+
+    /// The host's `PMIx_Get`: a value stored with
+    /// [`store_internal`](Self::store_internal), else the registered job
+    /// data of `proc` (its rank's entry, then the job-level one), else what
+    /// a local client of that rank committed (any scope). Never waits.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` when none has the key.
+    pub fn get(&self, proc: &Proc, key: &str) -> Result<Value> {
+        if let Some((_, _, v)) = self
+            .inner
+            .internal
+            .lock()
+            .iter()
+            .rev()
+            .find(|(p, k, _)| p == proc && k == key)
+        {
+            return Ok(v.clone());
+        }
+        data::server_get(&self.inner, proc, key)
     }
 
     /// The shared segment (tests read the clients' event rings through it).

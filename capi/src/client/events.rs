@@ -22,7 +22,7 @@ use std::os::raw::{c_int, c_void};
 use std::ptr;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
-use pmix_client::{Client, Event, EventCompletion, HandlerId};
+use pmix_client::{Client, Event, EventCompletion, HandlerId, ProcessEvents};
 use pmix_core::{DataRange, Error, Result, Status};
 
 use super::worker::{defer, lock, CPtr};
@@ -206,6 +206,56 @@ unsafe extern "C" fn event_done(
     }
 }
 
+/// Where this process's handlers live: its client connection, or, in a
+/// server process (`PMIx_server_init`, no `PMIx_Init`), the server's own
+/// chain, which receives the `PMIX_RANGE_PROC_LOCAL` events the host raises.
+#[derive(Clone)]
+enum Endpoint {
+    Client(Client),
+    Server(ProcessEvents),
+}
+
+impl Endpoint {
+    fn current() -> Result<Endpoint> {
+        match current() {
+            Ok(c) => Ok(Endpoint::Client(c)),
+            Err(e) => crate::server::events().map(Endpoint::Server).ok_or(e),
+        }
+    }
+
+    fn register(
+        &self,
+        codes: &[Status],
+        infos: &[pmix_core::Info],
+        h: impl Fn(&Event<'_>, EventCompletion) + Send + Sync + 'static,
+    ) -> Result<HandlerId> {
+        match self {
+            Endpoint::Client(c) => c.register_event_handler(codes, infos, h),
+            Endpoint::Server(e) => e.register_event_handler(codes, infos, h),
+        }
+    }
+
+    fn register_nb(
+        &self,
+        codes: &[Status],
+        infos: &[pmix_core::Info],
+        h: impl Fn(&Event<'_>, EventCompletion) + Send + Sync + 'static,
+        done: impl FnOnce(Result<HandlerId>) + Send + 'static,
+    ) {
+        match self {
+            Endpoint::Client(c) => c.register_event_handler_nb(codes, infos, h, done),
+            Endpoint::Server(e) => e.register_event_handler_nb(codes, infos, h, done),
+        }
+    }
+
+    fn deregister(&self, id: HandlerId) -> Result<()> {
+        match self {
+            Endpoint::Client(c) => c.deregister_event_handler(id),
+            Endpoint::Server(e) => e.deregister_event_handler(id),
+        }
+    }
+}
+
 /// What registration reads from its arguments.
 ///
 /// # Safety
@@ -216,8 +266,8 @@ unsafe fn reg_args(
     info: *const pmix_info_t,
     ninfo: usize,
     evhdlr: pmix_notification_fn_t,
-) -> Result<(Client, Notification, Vec<Status>, Vec<pmix_core::Info>)> {
-    let c = current()?;
+) -> Result<(Endpoint, Notification, Vec<Status>, Vec<pmix_core::Info>)> {
+    let c = Endpoint::current()?;
     let f = evhdlr.ok_or_else(|| cmem::bad_param("NULL event handler"))?;
     let codes = if codes.is_null() || ncodes == 0 {
         Vec::new()
@@ -279,7 +329,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
             Err(e) => return fail(WHAT, &e),
         };
         let reg = Reg::new(true);
-        return match c.register_event_handler(&codes, &infos, handler(f, Arc::clone(&reg))) {
+        return match c.register(&codes, &infos, handler(f, Arc::clone(&reg))) {
             Ok(id) => match c_id(id).and_then(|i| c_int::try_from(i).ok()) {
                 Some(n) => {
                     lock(&REGS).insert(id.0, reg);
@@ -287,7 +337,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
                 }
                 None => {
                     reg.retire();
-                    let _ = c.deregister_event_handler(id);
+                    let _ = c.deregister(id);
                     fail(WHAT, &too_many())
                 }
             },
@@ -307,7 +357,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
     let reg = Reg::new(false);
     let h = handler(f, Arc::clone(&reg));
     let client = c.clone();
-    c.register_event_handler_nb(&codes, &infos, h, move |r| {
+    c.register_nb(&codes, &infos, h, move |r| {
         let r = match r {
             Ok(id) => match c_id(id) {
                 Some(i) => Ok((id, i)),
@@ -315,7 +365,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
                     reg.retire();
                     let client = client.clone();
                     defer(move || {
-                        let _ = client.deregister_event_handler(id);
+                        let _ = client.deregister(id);
                     });
                     Err(too_many())
                 }
@@ -357,7 +407,7 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
     cbdata: *mut c_void,
 ) -> pmix_status_t {
     let r = (|| {
-        let c = current()?;
+        let c = Endpoint::current()?;
         let id = u64::try_from(evhdlr_ref)
             .ok()
             .filter(|_| evhdlr_ref < NO_ID)
@@ -366,7 +416,7 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
         if let Some(reg) = reg {
             reg.retire();
         }
-        c.deregister_event_handler(HandlerId(id))
+        c.deregister(HandlerId(id))
     })();
     let st = status("PMIx_Deregister_event_handler", &r);
     match cbfunc {

@@ -31,6 +31,7 @@
 
 mod notify;
 mod progress;
+mod standalone;
 #[cfg(test)]
 mod tests;
 
@@ -50,6 +51,7 @@ use pmix_shm::sync::{AtomicBool, AtomicU64, Ordering};
 
 pub(crate) use notify::notify;
 pub(crate) use progress::raise_internal;
+pub use standalone::ProcessEvents;
 
 /// What a handler is given when an event reaches it.
 #[derive(Debug)]
@@ -380,5 +382,25 @@ impl Events {
         if let Some(h) = self.thread.lock().take() {
             let _ = h.join();
         }
+    }
+}
+
+/// [`Events::register`] reporting through `done` — always, before the
+/// handler can receive any event.
+pub(crate) fn register_nb(
+    ev: &Events,
+    codes: &[Status],
+    info: &[Info],
+    handler: Box<HandlerFn>,
+    done: impl FnOnce(Result<HandlerId>) + Send + 'static,
+) {
+    let mut done = Some(done);
+    let r = ev.register(codes, info, handler, |id| {
+        if let Some(d) = done.take() {
+            d(Ok(id));
+        }
+    });
+    if let (Err(e), Some(d)) = (r, done.take()) {
+        d(Err(e));
     }
 }

@@ -1,0 +1,109 @@
+//! [`ProcessEvents`]: the event handlers of a process that is not a PMIx
+//! client — a server (the resource manager's daemon) or a tool before it
+//! connects. Same chain, same progress thread, same handler contract as the
+//! client's; the only events are those this process raises for itself
+//! (`PMIX_RANGE_PROC_LOCAL`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pmix_core::event::{EventMsg, HandlerId, Outcome};
+use pmix_core::{DataRange, Error, Info, Proc, Result, Status};
+use pmix_shm::ring::{Ring, RingParams};
+
+use super::{Event, EventCompletion, Events, LOCAL_QUEUE_CELLS};
+
+/// How long the progress thread spins before it sleeps: nothing here is
+/// latency-critical, so it sleeps at once.
+const SPIN: Duration = Duration::ZERO;
+
+/// This process's event handler chain when it is not connected to a server
+/// as a client (`PMIx_Register_event_handler` in a server process).
+/// Handlers run on a progress thread owned by this object; dropping the
+/// last clone stops it.
+#[derive(Clone, Debug)]
+pub struct ProcessEvents {
+    inner: Arc<Owner>,
+}
+
+/// Stops the progress thread when the last clone goes.
+#[derive(Debug)]
+struct Owner(Arc<Events>);
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        self.0.shutdown();
+    }
+}
+
+impl ProcessEvents {
+    /// Starts the chain and its progress thread for the process `me`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_INIT` when the thread or its queues cannot be made.
+    pub fn start(me: Proc) -> Result<ProcessEvents> {
+        // Nothing writes this ring: it gives the progress thread its
+        // doorbell (commands and local events ring it).
+        let inbound = Ring::new_heap(
+            RingParams::new(LOCAL_QUEUE_CELLS)
+                .map_err(|e| Error::with_context(Status::ERR_INIT, format!("event queue: {e}")))?,
+        );
+        Ok(ProcessEvents {
+            inner: Arc::new(Owner(Events::start(me, inbound, SPIN)?)),
+        })
+    }
+
+    fn ev(&self) -> &Arc<Events> {
+        &self.inner.0
+    }
+
+    /// As [`Client::register_event_handler`](crate::Client::register_event_handler).
+    ///
+    /// # Errors
+    /// As there.
+    pub fn register_event_handler(
+        &self,
+        codes: &[Status],
+        info: &[Info],
+        handler: impl Fn(&Event<'_>, EventCompletion) + Send + Sync + 'static,
+    ) -> Result<HandlerId> {
+        self.ev().register(codes, info, Box::new(handler), |_| {})
+    }
+
+    /// As [`Client::register_event_handler_nb`](crate::Client::register_event_handler_nb).
+    pub fn register_event_handler_nb(
+        &self,
+        codes: &[Status],
+        info: &[Info],
+        handler: impl Fn(&Event<'_>, EventCompletion) + Send + Sync + 'static,
+        done: impl FnOnce(Result<HandlerId>) + Send + 'static,
+    ) {
+        super::register_nb(self.ev(), codes, info, Box::new(handler), done);
+    }
+
+    /// As [`Client::deregister_event_handler`](crate::Client::deregister_event_handler).
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an unknown id.
+    pub fn deregister_event_handler(&self, id: HandlerId) -> Result<()> {
+        self.ev().deregister(id)
+    }
+
+    /// Raises `status` to this process's handlers (`PMIX_RANGE_PROC_LOCAL`;
+    /// the source is this process). `outcome`, when given, receives the
+    /// chain's outcome once it ran.
+    ///
+    /// # Errors
+    /// Those of [`EventMsg::for_notify`]; `PMIX_ERR_OUT_OF_RESOURCE` when
+    /// the queue stayed full.
+    pub fn notify(
+        &self,
+        status: Status,
+        info: &[Info],
+        outcome: Option<Box<dyn FnOnce(Outcome) + Send>>,
+    ) -> Result<()> {
+        let ev = self.ev();
+        let msg = EventMsg::for_notify(status, Some(ev.me.clone()), DataRange::PROC_LOCAL, info)?;
+        ev.notify_local(msg, outcome)
+    }
+}
