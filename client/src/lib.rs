@@ -18,6 +18,7 @@ mod conn;
 mod data;
 mod event;
 mod fence;
+mod services;
 
 pub use event::{Event, EventCompletion, ProcessEvents};
 pub use pmix_core::event::{HandlerId, Outcome, Termination};

@@ -22,7 +22,7 @@ use crate::{Error, Info, Proc, Result, Status, Value};
 pub const HELLO_MAGIC: [u8; 4] = *b"PXHI";
 
 /// The newest protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 3;
+pub const PROTOCOL_VERSION: u16 = 4;
 
 /// The oldest protocol version this build still serves.
 pub const MIN_PROTOCOL_VERSION: u16 = 1;
@@ -48,19 +48,30 @@ pub mod caps {
     /// local peers' rings, and sends [`NOTIFY`](super::msg::NOTIFY) and
     /// [`EVENT_INTEREST`](super::msg::EVENT_INTEREST) to the server.
     pub const EVENTS: u64 = 1 << 6;
+    /// `PMIx_Log` goes to the host (protocol version 4):
+    /// [`LOG`](super::msg::LOG).
+    pub const LOG: u64 = 1 << 7;
+    /// Publish / lookup / unpublish through the host (protocol version 4):
+    /// [`PUBLISH`](super::msg::PUBLISH), [`LOOKUP`](super::msg::LOOKUP),
+    /// [`UNPUBLISH`](super::msg::UNPUBLISH).
+    pub const PUBSUB: u64 = 1 << 8;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
     /// Everything protocol version 2 offered.
     pub const V2: u64 = V1 | MULTI_NSPACE_FENCE;
+    /// Everything protocol version 3 offered.
+    pub const V3: u64 = V2 | EVENTS;
     /// Everything this build offers.
-    pub const ALL: u64 = V2 | EVENTS;
+    pub const ALL: u64 = V3 | LOG | PUBSUB;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
     pub const fn for_version(version: u16) -> u64 {
-        if version >= 3 {
+        if version >= 4 {
             ALL
+        } else if version >= 3 {
+            V3
         } else if version >= 2 {
             V2
         } else {
@@ -93,6 +104,15 @@ pub mod msg {
     /// want (the server registers with the host for environment events
     /// only when some client wants them).
     pub const EVENT_INTEREST: u16 = 16;
+    /// Client → server: data to log (`PMIx_Log`), handed to the host.
+    pub const LOG: u16 = 17;
+    /// Client → server: data to publish, handed to the host with the
+    /// client's effective uid.
+    pub const PUBLISH: u16 = 18;
+    /// Client → server: keys to look up; the reply carries the found data.
+    pub const LOOKUP: u16 = 19;
+    /// Client → server: keys to unpublish.
+    pub const UNPUBLISH: u16 = 20;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -384,6 +404,101 @@ pub enum Request {
         /// Whether the client has a default handler (it wants every code).
         default: bool,
     },
+    /// `PMIx_Log`: `data` to log (channels as keys) with `directives`.
+    Log {
+        /// What to log (`PMIX_LOG_MSG`, `PMIX_LOG_STDERR`, …).
+        data: Vec<Info>,
+        /// How (`PMIX_LOG_ONCE`, timestamps, …).
+        directives: Vec<Info>,
+    },
+    /// `PMIx_Publish`: each info is a key to publish with its value, plus
+    /// directives (`PMIX_RANGE`, `PMIX_PERSISTENCE`, …).
+    Publish {
+        /// Data and directives, as the caller gave them.
+        info: Vec<Info>,
+    },
+    /// `PMIx_Lookup`: the keys wanted, with directives (`PMIX_WAIT`,
+    /// `PMIX_TIMEOUT`, `PMIX_RANGE`); the reply's value is
+    /// [`pdata_to_value`] of what was found.
+    Lookup {
+        /// Keys to find.
+        keys: Vec<String>,
+        /// Directives.
+        info: Vec<Info>,
+    },
+    /// `PMIx_Unpublish`: keys to remove (none: all this proc published).
+    Unpublish {
+        /// Keys to remove.
+        keys: Vec<String>,
+        /// Directives (`PMIX_RANGE`).
+        info: Vec<Info>,
+    },
+}
+
+/// One published datum (`pmix_pdata_t`): who published `key` and its value.
+#[derive(Clone, Debug, PartialEq)]
+#[doc(alias = "pmix_pdata_t")]
+pub struct PData {
+    /// The publisher.
+    pub proc: Proc,
+    /// The key.
+    pub key: String,
+    /// The value.
+    pub value: Value,
+}
+
+/// Info key of the publisher inside a [`pdata_to_value`] element.
+const PDATA_PROC: &str = "pmixrs.pdata.proc";
+/// Info key of the value inside a [`pdata_to_value`] element.
+const PDATA_VALUE: &str = "pmixrs.pdata.value";
+
+/// Lookup results as one value for a [`Reply`]: an array of infos keyed by
+/// the published key, each holding the publisher and the value.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a key the data model refuses.
+pub fn pdata_to_value(found: &[PData]) -> Result<Value> {
+    let mut out = Vec::with_capacity(found.len());
+    for d in found {
+        let inner = vec![
+            Info::new(PDATA_PROC, Value::Proc(d.proc.clone()))?,
+            Info::new(PDATA_VALUE, d.value.clone())?,
+        ];
+        out.push(Info::new(
+            d.key.as_str(),
+            Value::DataArray(Box::new(crate::DataArray::from_infos(inner))),
+        )?);
+    }
+    Ok(Value::DataArray(Box::new(crate::DataArray::from_infos(
+        out,
+    ))))
+}
+
+/// The inverse of [`pdata_to_value`].
+///
+/// # Errors
+/// `PMIX_ERR_UNPACK_FAILURE` when `v` does not have that shape.
+pub fn pdata_from_value(v: &Value) -> Result<Vec<PData>> {
+    let bad = || Error::with_context(Status::ERR_UNPACK_FAILURE, "malformed lookup reply");
+    let mut out = Vec::new();
+    for i in v.as_info_array().map_err(|_| bad())? {
+        let inner = i.value.as_info_array().map_err(|_| bad())?;
+        let proc = match inner.iter().find(|x| x.is(PDATA_PROC)).map(|x| &x.value) {
+            Some(Value::Proc(p)) => p.clone(),
+            _ => return Err(bad()),
+        };
+        let value = inner
+            .iter()
+            .find(|x| x.is(PDATA_VALUE))
+            .map(|x| x.value.clone())
+            .ok_or_else(bad)?;
+        out.push(PData {
+            proc,
+            key: i.key.as_str().to_owned(),
+            value,
+        });
+    }
+    Ok(out)
 }
 
 impl Request {
@@ -397,6 +512,10 @@ impl Request {
             Request::Commit { .. } => msg::COMMIT,
             Request::Notify { .. } => msg::NOTIFY,
             Request::EventInterest { .. } => msg::EVENT_INTEREST,
+            Request::Log { .. } => msg::LOG,
+            Request::Publish { .. } => msg::PUBLISH,
+            Request::Lookup { .. } => msg::LOOKUP,
+            Request::Unpublish { .. } => msg::UNPUBLISH,
         }
     }
 
@@ -406,6 +525,10 @@ impl Request {
             Request::Commit { .. } => Some(caps::SOCKET_COMMIT),
             Request::Get { .. } => Some(caps::DIRECT_MODEX),
             Request::Notify { .. } | Request::EventInterest { .. } => Some(caps::EVENTS),
+            Request::Log { .. } => Some(caps::LOG),
+            Request::Publish { .. } | Request::Lookup { .. } | Request::Unpublish { .. } => {
+                Some(caps::PUBSUB)
+            }
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -461,6 +584,18 @@ impl Request {
                     e.put_i32(c.0);
                 }
                 e.put_u8(u8::from(*default));
+            }
+            Request::Log { data, directives } => {
+                e.put_infos(data);
+                e.put_infos(directives);
+            }
+            Request::Publish { info } => e.put_infos(info),
+            Request::Lookup { keys, info } | Request::Unpublish { keys, info } => {
+                e.put_u32(u32::try_from(keys.len()).unwrap_or(u32::MAX));
+                for k in keys {
+                    e.put_str(k);
+                }
+                e.put_infos(info);
             }
         }
         e.finish()
@@ -528,6 +663,25 @@ impl Request {
                     }
                 };
                 Request::EventInterest { codes, default }
+            }
+            msg::LOG => Request::Log {
+                data: d.get_infos()?,
+                directives: d.get_infos()?,
+            },
+            msg::PUBLISH => Request::Publish {
+                info: d.get_infos()?,
+            },
+            msg::LOOKUP | msg::UNPUBLISH => {
+                let n = d.get_count("key list", 4)?;
+                let keys = (0..n)
+                    .map(|_| d.get_str().map(str::to_owned))
+                    .collect::<Result<Vec<_>>>()?;
+                let info = d.get_infos()?;
+                if msg_type == msg::LOOKUP {
+                    Request::Lookup { keys, info }
+                } else {
+                    Request::Unpublish { keys, info }
+                }
             }
             t => {
                 return Err(Error::with_context(
@@ -693,6 +847,21 @@ mod tests {
                 codes: vec![Status(-3001), Status::ERR_LOST_CONNECTION],
                 default: true,
             },
+            Request::Log {
+                data: vec![Info::new("pmix.log.msg", "x").unwrap()],
+                directives: vec![],
+            },
+            Request::Publish {
+                info: vec![Info::new("svc", "port").unwrap()],
+            },
+            Request::Lookup {
+                keys: vec!["svc".into(), "b".into()],
+                info: vec![Info::new("pmix.wait", true).unwrap()],
+            },
+            Request::Unpublish {
+                keys: vec![],
+                info: vec![],
+            },
         ];
         for r in reqs {
             let enc = r.encode();
@@ -719,6 +888,25 @@ mod tests {
             info: vec![],
         };
         assert_eq!(two.needs_cap(), Some(caps::MULTI_NSPACE_FENCE));
+    }
+
+    #[test]
+    fn lookup_results_round_trip_through_a_value() {
+        let found = vec![
+            PData {
+                proc: p("a", 2),
+                key: "svc".into(),
+                value: Value::String("port".into()),
+            },
+            PData {
+                proc: p("b", 0),
+                key: "n".into(),
+                value: Value::Uint32(7),
+            },
+        ];
+        let v = pdata_to_value(&found).unwrap();
+        assert_eq!(pdata_from_value(&v).unwrap(), found);
+        assert!(pdata_from_value(&Value::Uint32(1)).is_err());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use pmix_core::{Error, Proc, Result, Status};
 use pmix_shm::fdpass;
 use pmix_shm::sync::Ordering;
 
-use crate::{data, event, fence, Inner};
+use crate::{data, event, fence, services, Inner};
 
 /// How long a new connection may take to send its [`Hello`].
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -439,5 +439,9 @@ fn dispatch(inner: &Arc<Inner>, conn: &Arc<Conn>, f: Frame) {
                 conn.reply(msg::EVENT_INTEREST, tag, &Reply::status(Status::SUCCESS));
             }
         }
+        Request::Log { data, directives } => services::log(inner, conn, tag, data, directives),
+        Request::Publish { info } => services::publish(inner, conn, tag, info),
+        Request::Lookup { keys, info } => services::lookup(inner, conn, tag, keys, info),
+        Request::Unpublish { keys, info } => services::unpublish(inner, conn, tag, keys, info),
     }
 }

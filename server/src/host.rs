@@ -9,6 +9,7 @@
 //! notifications `client_connected` / `client_finalized`), so a host
 //! implements only what it offers.
 
+use pmix_core::proto::PData;
 use pmix_core::{Error, Info, Proc, Result, Status};
 
 /// A one-shot completion callback for an up-call.
@@ -66,10 +67,32 @@ pub trait Host: Send + Sync + 'static {
         not_supported(done, "direct modex");
     }
 
-    /// Publish data (later issue).
+    /// `PMIx_Publish` of a local client: `info` holds the key/value pairs
+    /// and the caller's directives (`PMIX_RANGE`, `PMIX_PERSISTENCE`,
+    /// `PMIX_TIMEOUT`), followed by `PMIX_USERID` (`pmix.euid`), the
+    /// client's effective uid as registered, which the host uses to scope
+    /// access. A key already published in the range is
+    /// `PMIX_ERR_DUPLICATE_KEY`.
     fn publish(&self, proc: &Proc, info: &[Info], done: Completion<()>) {
         let _ = (proc, info);
         not_supported(done, "publish");
+    }
+
+    /// `PMIx_Lookup` of a local client: the published data for `keys`.
+    /// `info` carries the caller's directives (`PMIX_WAIT`: hold the answer
+    /// until the keys are published; `PMIX_TIMEOUT` in seconds;
+    /// `PMIX_RANGE`) and then `PMIX_USERID`. No key found is
+    /// `PMIX_ERR_NOT_FOUND`; otherwise `done` gets what was found.
+    fn lookup(&self, proc: &Proc, keys: &[String], info: &[Info], done: Completion<Vec<PData>>) {
+        let _ = (proc, keys, info);
+        not_supported(done, "lookup");
+    }
+
+    /// `PMIx_Unpublish` of a local client: removes `keys` it published (no
+    /// keys: all of them). `info` as for [`lookup`](Self::lookup).
+    fn unpublish(&self, proc: &Proc, keys: &[String], info: &[Info], done: Completion<()>) {
+        let _ = (proc, keys, info);
+        not_supported(done, "unpublish");
     }
 
     /// Spawn applications (later issue); `done` gets the new namespace.
@@ -138,7 +161,10 @@ pub trait Host: Send + Sync + 'static {
         not_supported(done, "query");
     }
 
-    /// Log data (later issue).
+    /// `PMIx_Log` of a local client: `data` keyed by channel
+    /// (`PMIX_LOG_MSG`, `PMIX_LOG_STDERR`, `PMIX_LOG_STDOUT`, `PMIX_LOG_SYSLOG`,
+    /// …) with the caller's `directives`. `PMIX_ERR_NOT_SUPPORTED` (the
+    /// default) makes the client write the stdout/stderr channels itself.
     fn log(&self, proc: &Proc, data: &[Info], directives: &[Info], done: Completion<()>) {
         let _ = (proc, data, directives);
         not_supported(done, "log");

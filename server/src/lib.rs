@@ -29,6 +29,7 @@ mod event;
 mod fence;
 pub mod host;
 pub mod jobinfo;
+mod services;
 mod state;
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
