@@ -29,11 +29,13 @@
 
 mod control;
 mod events;
+mod pubsub;
 mod stubs;
 pub(crate) mod worker;
 
 pub use control::*;
 pub use events::*;
+pub use pubsub::*;
 pub use stubs::*;
 
 use std::ffi::CStr;

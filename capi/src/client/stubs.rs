@@ -1,5 +1,5 @@
 //! Client and tool entry points whose feature pmix-rs does not have yet:
-//! publish/lookup/unpublish, spawn, connect/disconnect, queries, peer and
+//! spawn, connect/disconnect, queries, peer and
 //! node resolution, tools. Each answers `PMIX_ERR_NOT_SUPPORTED`.
 //!
 //! A non-blocking form returns `PMIX_ERR_NOT_SUPPORTED` at once and never
@@ -17,93 +17,6 @@ use crate::types::*;
 fn op(cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
     let _ = (cbfunc, cbdata);
     PMIX_ERR_NOT_SUPPORTED
-}
-
-/// `PMIX_ERR_NOT_SUPPORTED`.
-#[no_mangle]
-pub extern "C" fn PMIx_Publish(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    let _ = (info, ninfo);
-    PMIX_ERR_NOT_SUPPORTED
-}
-
-/// `pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo,
-/// pmix_op_cbfunc_t cbfunc, void *cbdata)`: not supported (see the module
-/// documentation for how the callback is used).
-///
-/// # Safety
-/// `cbfunc` is NULL or callable from any thread with `cbdata`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Publish_nb(
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    let _ = (info, ninfo);
-    op(cbfunc, cbdata)
-}
-
-/// `pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata, const
-/// pmix_info_t info[], size_t ninfo)`: `PMIX_ERR_NOT_SUPPORTED`; `data` is
-/// left untouched.
-#[no_mangle]
-pub extern "C" fn PMIx_Lookup(
-    data: *mut pmix_pdata_t,
-    ndata: usize,
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    let _ = (data, ndata, info, ninfo);
-    PMIX_ERR_NOT_SUPPORTED
-}
-
-/// `pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[],
-/// size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)`: not
-/// supported; a given callback gets `(PMIX_ERR_NOT_SUPPORTED, NULL, 0,
-/// cbdata)`.
-///
-/// # Safety
-/// `cbfunc` is NULL or callable from any thread with `cbdata`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Lookup_nb(
-    keys: *mut *mut c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_lookup_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    let _ = (keys, info, ninfo);
-    let _ = (cbfunc, cbdata);
-    PMIX_ERR_NOT_SUPPORTED
-}
-
-/// `pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t info[],
-/// size_t ninfo)`: `PMIX_ERR_NOT_SUPPORTED`.
-#[no_mangle]
-pub extern "C" fn PMIx_Unpublish(
-    keys: *mut *mut c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-) -> pmix_status_t {
-    let _ = (keys, info, ninfo);
-    PMIX_ERR_NOT_SUPPORTED
-}
-
-/// `pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[],
-/// size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)`: not supported.
-///
-/// # Safety
-/// `cbfunc` is NULL or callable from any thread with `cbdata`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Unpublish_nb(
-    keys: *mut *mut c_char,
-    info: *const pmix_info_t,
-    ninfo: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    let _ = (keys, info, ninfo);
-    op(cbfunc, cbdata)
 }
 
 /// `pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo,
@@ -298,7 +211,6 @@ mod tests {
 
     #[test]
     fn stubs_answer_not_supported_and_never_call_back() {
-        assert_eq!(PMIx_Publish(ptr::null(), 0), PMIX_ERR_NOT_SUPPORTED);
         // SAFETY: NULL outputs are allowed.
         unsafe {
             assert_eq!(
@@ -311,7 +223,9 @@ mod tests {
             );
         }
         // SAFETY: a callback that must never run.
-        let rc = unsafe { PMIx_Publish_nb(ptr::null(), 0, Some(op_cb), ptr::null_mut()) };
+        let rc = unsafe {
+            PMIx_Disconnect_nb(ptr::null(), 0, ptr::null(), 0, Some(op_cb), ptr::null_mut())
+        };
         assert_eq!(rc, PMIX_ERR_NOT_SUPPORTED);
         std::thread::sleep(Duration::from_millis(50));
         let mut procs = ptr::NonNull::<pmix_proc_t>::dangling().as_ptr();

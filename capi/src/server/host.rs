@@ -12,12 +12,13 @@
 use std::os::raw::{c_char, c_void};
 use std::ptr;
 
+use pmix_core::proto::PData;
 use pmix_core::{DataRange, Error, Info, Proc, Result, Status};
 use pmix_server::{Completion, Host};
 
 use super::Objects;
 use crate::cmem;
-use crate::convert::{info_to_c, proc_to_c};
+use crate::convert::{info_to_c, proc_from_c, proc_to_c, value_from_c};
 use crate::cvalue;
 use crate::types::*;
 
@@ -40,6 +41,8 @@ struct Keep {
     procs: *mut pmix_proc_t,
     info: *mut pmix_info_t,
     ninfo: usize,
+    /// A NULL-terminated key list (lookup, unpublish).
+    keys: *mut *mut c_char,
 }
 
 impl Keep {
@@ -48,7 +51,26 @@ impl Keep {
             procs: ptr::null_mut(),
             info: ptr::null_mut(),
             ninfo: 0,
+            keys: ptr::null_mut(),
         }
+    }
+
+    /// The C copies of a requesting proc, infos and (optionally) keys.
+    fn request(proc: &Proc, info: &[Info], keys: Option<&[String]>) -> Result<Keep> {
+        let (ci, ni) = infos_out(info);
+        let mut keep = Keep {
+            procs: procs_out(std::slice::from_ref(proc)),
+            info: ci,
+            ninfo: ni,
+            keys: ptr::null_mut(),
+        };
+        if keep.procs.is_null() {
+            return Err(cmem::nomem());
+        }
+        if let Some(k) = keys {
+            keep.keys = cmem::argv_from_strs(k)?;
+        }
+        Ok(keep)
     }
 }
 
@@ -61,6 +83,10 @@ impl Drop for Keep {
         if !self.info.is_null() {
             // SAFETY: made by `infos_out` with `ninfo` entries.
             unsafe { cvalue::array_free(PMIX_INFO, self.info.cast(), self.ninfo) };
+        }
+        if !self.keys.is_null() {
+            // SAFETY: made by `argv_from_strs`, no longer used by the host.
+            unsafe { cmem::argv_free(self.keys) };
         }
     }
 }
@@ -209,6 +235,40 @@ unsafe extern "C" fn modex_cb(
 
 /// Runs an up-call with `pending` as its callback data and handles its
 /// return per the module's rules.
+/// The host's lookup answer: copied out of the host's array (which it
+/// owns) before completing.
+///
+/// # Safety
+/// `cbdata` is the `Pending<Vec<PData>>` given to the lookup slot, used
+/// once; `data` NULL or `ndata` valid pdata.
+unsafe extern "C" fn lookup_cb(
+    st: pmix_status_t,
+    data: *mut pmix_pdata_t,
+    ndata: usize,
+    cbdata: *mut c_void,
+) {
+    // SAFETY: the box `settle` leaked for this call (caller guarantee).
+    let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<PData>>>()) };
+    let r = status_result(st).and_then(|()| {
+        if data.is_null() {
+            return Ok(Vec::new());
+        }
+        // SAFETY: `ndata` valid pdata (caller guarantee).
+        unsafe { std::slice::from_raw_parts(data, ndata) }
+            .iter()
+            .map(|d| {
+                Ok(PData {
+                    proc: proc_from_c(&d.proc_)?,
+                    key: String::from_utf8_lossy(cmem::fixed_bytes(&d.key)).into_owned(),
+                    // SAFETY: a valid value inside a valid pdata.
+                    value: unsafe { value_from_c(&d.value) }?,
+                })
+            })
+            .collect()
+    });
+    (p.done)(r);
+}
+
 fn settle<T: Default + 'static>(
     pending: Pending<T>,
     call: impl FnOnce(*mut c_void) -> pmix_status_t,
@@ -328,6 +388,7 @@ impl Host for CHost {
             procs: procs_out(procs),
             info: ptr::null_mut(),
             ninfo: 0,
+            keys: ptr::null_mut(),
         };
         let (pp, np) = (
             keep.procs,
@@ -365,6 +426,7 @@ impl Host for CHost {
             procs: procs_out(procs),
             info: ci,
             ninfo: ni,
+            keys: ptr::null_mut(),
         };
         let (pp, np) = (
             keep.procs,
@@ -383,16 +445,11 @@ impl Host for CHost {
         let Some(f) = self.module.direct_modex else {
             return done(Err(not_supported("direct_modex")));
         };
-        let (ci, ni) = infos_out(info);
-        let keep = Keep {
-            procs: procs_out(std::slice::from_ref(proc)),
-            info: ci,
-            ninfo: ni,
+        let keep = match Keep::request(proc, info, None) {
+            Ok(k) => k,
+            Err(e) => return done(Err(e)),
         };
-        let pp = keep.procs;
-        if pp.is_null() {
-            return done(Err(cmem::nomem()));
-        }
+        let (pp, ci, ni) = (keep.procs, keep.info, keep.ninfo);
         let pending = Pending { done, _keep: keep };
         // SAFETY: the host's slot; proc and infos live until the callback.
         settle(pending, |d| unsafe { f(pp, ci, ni, Some(modex_cb), d) });
@@ -414,6 +471,7 @@ impl Host for CHost {
             procs: procs_out(std::slice::from_ref(source)),
             info: ci,
             ninfo: ni,
+            keys: ptr::null_mut(),
         };
         let pp = keep.procs;
         if pp.is_null() {
@@ -424,6 +482,72 @@ impl Host for CHost {
         settle(pending, |d| unsafe {
             f(status.0, pp, range.0, ci, ni, Some(op_cb), d)
         });
+    }
+
+    fn publish(&self, proc: &Proc, info: &[Info], done: Completion<()>) {
+        let Some(f) = self.module.publish else {
+            return done(Err(not_supported("publish")));
+        };
+        let keep = match Keep::request(proc, info, None) {
+            Ok(k) => k,
+            Err(e) => return done(Err(e)),
+        };
+        let (pp, ci, ni) = (keep.procs, keep.info, keep.ninfo);
+        let pending = Pending { done, _keep: keep };
+        // SAFETY: the slot's contract; the copies live until the callback.
+        settle(pending, |d| unsafe { f(pp, ci, ni, Some(op_cb), d) });
+    }
+
+    fn lookup(&self, proc: &Proc, keys: &[String], info: &[Info], done: Completion<Vec<PData>>) {
+        let Some(f) = self.module.lookup else {
+            return done(Err(not_supported("lookup")));
+        };
+        let keep = match Keep::request(proc, info, Some(keys)) {
+            Ok(k) => k,
+            Err(e) => return done(Err(e)),
+        };
+        let (pp, kp, ci, ni) = (keep.procs, keep.keys, keep.info, keep.ninfo);
+        let pending = Pending { done, _keep: keep };
+        // SAFETY: as in `publish`.
+        settle(pending, |d| unsafe {
+            f(pp, kp, ci, ni, Some(lookup_cb), d)
+        });
+    }
+
+    fn unpublish(&self, proc: &Proc, keys: &[String], info: &[Info], done: Completion<()>) {
+        let Some(f) = self.module.unpublish else {
+            return done(Err(not_supported("unpublish")));
+        };
+        let keep = match Keep::request(proc, info, (!keys.is_empty()).then_some(keys)) {
+            Ok(k) => k,
+            Err(e) => return done(Err(e)),
+        };
+        let (pp, kp, ci, ni) = (keep.procs, keep.keys, keep.info, keep.ninfo);
+        let pending = Pending { done, _keep: keep };
+        // SAFETY: as in `publish`.
+        settle(pending, |d| unsafe { f(pp, kp, ci, ni, Some(op_cb), d) });
+    }
+
+    /// The log slot returns nothing: the host always calls back.
+    fn log(&self, proc: &Proc, data: &[Info], directives: &[Info], done: Completion<()>) {
+        let Some(f) = self.module.log else {
+            return done(Err(not_supported("log")));
+        };
+        let keep = match Keep::request(proc, data, None) {
+            Ok(k) => k,
+            Err(e) => return done(Err(e)),
+        };
+        let (dirs, ndirs) = infos_out(directives);
+        let (pp, ci, ni) = (keep.procs, keep.info, keep.ninfo);
+        let pending = Pending { done, _keep: keep };
+        let raw = Box::into_raw(Box::new(pending));
+        // SAFETY: the slot's contract; `raw` is reclaimed by `op_cb`. The
+        // directives are read during the call only (the host copies what
+        // it keeps), then released.
+        unsafe {
+            f(pp, ci, ni, dirs, ndirs, Some(op_cb), raw.cast());
+            cvalue::array_free(PMIX_INFO, dirs.cast(), ndirs);
+        }
     }
 
     fn register_events(&self, codes: &[Status], done: Completion<()>) {
