@@ -30,12 +30,14 @@
 mod control;
 mod events;
 mod pubsub;
+mod resolve;
 mod stubs;
 pub(crate) mod worker;
 
 pub use control::*;
 pub use events::*;
 pub use pubsub::*;
+pub use resolve::*;
 pub use stubs::*;
 
 use std::ffi::CStr;

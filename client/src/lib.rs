@@ -18,6 +18,7 @@ mod conn;
 mod data;
 mod event;
 mod fence;
+mod resolve;
 mod services;
 
 pub use event::{Event, EventCompletion, ProcessEvents};

@@ -300,7 +300,7 @@ mod tests {
     #[test]
     fn lookup_fills_only_the_entries_found() {
         let mut data = [pmix_pdata_t {
-            proc_: pmix_proc_t::INIT,
+            proc_: proc_to_c(&Proc::new("x", Rank(0)).unwrap()),
             key: [0; PMIX_MAX_KEYLEN + 1],
             value: pmix_value_t::INIT,
         }; 2];

@@ -1,6 +1,5 @@
 //! Client and tool entry points whose feature pmix-rs does not have yet:
-//! spawn, connect/disconnect, queries, peer and
-//! node resolution, tools. Each answers `PMIX_ERR_NOT_SUPPORTED`.
+//! spawn, connect/disconnect, queries, tools. Each answers `PMIX_ERR_NOT_SUPPORTED`.
 //!
 //! A non-blocking form returns `PMIX_ERR_NOT_SUPPORTED` at once and never
 //! calls its callback: in the standard an error return means the callback
@@ -9,7 +8,6 @@
 //! Nothing the caller passes is read.
 
 use std::os::raw::{c_char, c_void};
-use std::ptr;
 
 use crate::types::*;
 
@@ -139,49 +137,6 @@ pub unsafe extern "C" fn PMIx_Query_info_nb(
     PMIX_ERR_NOT_SUPPORTED
 }
 
-/// `pmix_status_t PMIx_Resolve_peers(const char *nodename, const
-/// pmix_nspace_t nspace, pmix_proc_t **procs, size_t *nprocs)`:
-/// `PMIX_ERR_NOT_SUPPORTED`, with `*procs = NULL` and `*nprocs = 0`.
-///
-/// # Safety
-/// `procs` and `nprocs` are NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Resolve_peers(
-    nodename: *const c_char,
-    nspace: *const c_char,
-    procs: *mut *mut pmix_proc_t,
-    nprocs: *mut usize,
-) -> pmix_status_t {
-    let _ = (nodename, nspace);
-    if !procs.is_null() {
-        // SAFETY: non-NULL and writable (caller guarantee).
-        unsafe { procs.write(ptr::null_mut()) };
-    }
-    if !nprocs.is_null() {
-        // SAFETY: as above.
-        unsafe { nprocs.write(0) };
-    }
-    PMIX_ERR_NOT_SUPPORTED
-}
-
-/// `pmix_status_t PMIx_Resolve_nodes(const pmix_nspace_t nspace, char
-/// **nodelist)`: `PMIX_ERR_NOT_SUPPORTED`, with `*nodelist = NULL`.
-///
-/// # Safety
-/// `nodelist` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Resolve_nodes(
-    nspace: *const c_char,
-    nodelist: *mut *mut c_char,
-) -> pmix_status_t {
-    let _ = nspace;
-    if !nodelist.is_null() {
-        // SAFETY: non-NULL and writable (caller guarantee).
-        unsafe { nodelist.write(ptr::null_mut()) };
-    }
-    PMIX_ERR_NOT_SUPPORTED
-}
-
 /// `pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[],
 /// size_t ninfo)`: `PMIX_ERR_NOT_SUPPORTED` (no tool support yet).
 #[no_mangle]
@@ -203,6 +158,7 @@ pub extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ptr;
     use std::time::Duration;
 
     unsafe extern "C" fn op_cb(_st: pmix_status_t, _cbdata: *mut c_void) {
@@ -214,10 +170,6 @@ mod tests {
         // SAFETY: NULL outputs are allowed.
         unsafe {
             assert_eq!(
-                PMIx_Resolve_nodes(ptr::null(), ptr::null_mut()),
-                PMIX_ERR_NOT_SUPPORTED
-            );
-            assert_eq!(
                 PMIx_Connect_nb(ptr::null(), 0, ptr::null(), 0, None, ptr::null_mut()),
                 PMIX_ERR_NOT_SUPPORTED
             );
@@ -228,10 +180,5 @@ mod tests {
         };
         assert_eq!(rc, PMIX_ERR_NOT_SUPPORTED);
         std::thread::sleep(Duration::from_millis(50));
-        let mut procs = ptr::NonNull::<pmix_proc_t>::dangling().as_ptr();
-        let mut n = 9;
-        // SAFETY: writable outputs.
-        let rc = unsafe { PMIx_Resolve_peers(ptr::null(), ptr::null(), &mut procs, &mut n) };
-        assert_eq!((rc, procs.is_null(), n), (PMIX_ERR_NOT_SUPPORTED, true, 0));
     }
 }
