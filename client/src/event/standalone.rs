@@ -107,3 +107,51 @@ impl ProcessEvents {
         ev.notify_local(msg, outcome)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_core::Rank;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn handlers_of_a_process_without_a_server_run_in_order() {
+        let me = Proc::new("srv", Rank(0)).unwrap();
+        let ev = ProcessEvents::start(me.clone()).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let tx2 = tx.clone();
+        let first = ev
+            .register_event_handler(&[Status(-3001)], &[], move |e, done| {
+                tx.send(("specific", e.status, e.source.cloned())).unwrap();
+                done.done(Status::EVENT_NO_ACTION_TAKEN, vec![]);
+            })
+            .unwrap();
+        let (rtx, rrx) = mpsc::channel();
+        ev.register_event_handler_nb(
+            &[],
+            &[],
+            move |e, done| {
+                tx2.send(("default", e.status, e.source.cloned())).unwrap();
+                done.done(Status::EVENT_ACTION_COMPLETE, vec![]);
+            },
+            move |r| rtx.send(r.is_ok()).unwrap(),
+        );
+        assert!(rrx.recv_timeout(Duration::from_secs(10)).unwrap());
+        ev.notify(Status(-3001), &[], None).unwrap();
+        let t = Duration::from_secs(10);
+        assert_eq!(
+            rx.recv_timeout(t).unwrap(),
+            ("specific", Status(-3001), Some(me.clone()))
+        );
+        assert_eq!(
+            rx.recv_timeout(t).unwrap(),
+            ("default", Status(-3001), Some(me))
+        );
+        ev.deregister_event_handler(first).unwrap();
+        assert_eq!(
+            ev.deregister_event_handler(first).unwrap_err().status(),
+            Status::ERR_BAD_PARAM
+        );
+    }
+}
