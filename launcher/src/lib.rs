@@ -71,6 +71,7 @@ mod cli;
 mod host;
 mod job;
 mod output;
+mod pubsub;
 
 pub use cli::{parse_args, Export, Options, UsageError, MAX_NP, USAGE};
 pub use job::{run, EXIT_INTERNAL, EXIT_NOEXEC, EXIT_TIMEOUT};

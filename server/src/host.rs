@@ -163,8 +163,10 @@ pub trait Host: Send + Sync + 'static {
 
     /// `PMIx_Log` of a local client: `data` keyed by channel
     /// (`PMIX_LOG_MSG`, `PMIX_LOG_STDERR`, `PMIX_LOG_STDOUT`, `PMIX_LOG_SYSLOG`,
-    /// …) with the caller's `directives`. `PMIX_ERR_NOT_SUPPORTED` (the
-    /// default) makes the client write the stdout/stderr channels itself.
+    /// …) with the caller's `directives`. The client gets the status
+    /// `done` receives; on `PMIX_ERR_NOT_SUPPORTED` (the default) the C
+    /// API's `PMIx_Log` writes the stdout/stderr channels in the client
+    /// itself.
     fn log(&self, proc: &Proc, data: &[Info], directives: &[Info], done: Completion<()>) {
         let _ = (proc, data, directives);
         not_supported(done, "log");
