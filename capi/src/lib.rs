@@ -42,12 +42,16 @@ mod cmem;
 mod compare;
 mod convert;
 mod cvalue;
+mod more_server_stubs;
+mod more_stubs;
 mod print;
 mod server;
 mod strings;
 mod util;
 
 pub use client::*;
+pub use more_server_stubs::*;
+pub use more_stubs::*;
 pub use server::*;
 pub use strings::*;
 pub use util::*;

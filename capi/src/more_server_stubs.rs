@@ -95,12 +95,12 @@ not_supported_out! {
 mod tests {
     use super::*;
     use std::ptr;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
 
-    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    static CALLS: Mutex<usize> = Mutex::new(0);
 
     unsafe extern "C" fn op_cb(_st: pmix_status_t, _cbdata: *mut c_void) {
-        CALLS.fetch_add(1, Ordering::SeqCst);
+        *CALLS.lock().unwrap() += 1;
     }
 
     unsafe extern "C" fn info_cb(
@@ -111,7 +111,7 @@ mod tests {
         _release: pmix_release_cbfunc_t,
         _release_cbdata: *mut c_void,
     ) {
-        CALLS.fetch_add(1, Ordering::SeqCst);
+        *CALLS.lock().unwrap() += 1;
     }
 
     #[test]
@@ -126,9 +126,12 @@ mod tests {
             PMIx_server_register_resources(nul, 0, Some(op_cb), nul.cast()),
             PMIx_server_deregister_resources(nul, 0, Some(op_cb), nul.cast()),
         ];
-        assert!(rcs.iter().all(|&rc| rc == PMIX_ERR_NOT_SUPPORTED), "{rcs:?}");
+        assert!(
+            rcs.iter().all(|&rc| rc == PMIX_ERR_NOT_SUPPORTED),
+            "{rcs:?}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
-        assert_eq!(CALLS.load(Ordering::SeqCst), 0);
+        assert_eq!(*CALLS.lock().unwrap(), 0);
     }
 
     #[test]

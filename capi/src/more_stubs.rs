@@ -219,7 +219,9 @@ pub unsafe extern "C" fn PMIx_Job_control(
     }
     // SAFETY: forwarded caller guarantee; without a callback the answer is
     // the return value and nothing is deferred.
-    unsafe { crate::PMIx_Job_control_nb(targets, ntargets, directives, ndirs, None, ptr::null_mut()) }
+    unsafe {
+        crate::PMIx_Job_control_nb(targets, ntargets, directives, ndirs, None, ptr::null_mut())
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -655,7 +657,10 @@ pub unsafe extern "C" fn PMIx_Data_unload(
     }
     // SAFETY: both non-NULL and valid (caller guarantee).
     let (b, p) = unsafe { (&mut *buffer, &mut *payload) };
-    *p = pmix_byte_object_t { bytes: ptr::null_mut(), size: 0 };
+    *p = pmix_byte_object_t {
+        bytes: ptr::null_mut(),
+        size: 0,
+    };
     if b.base_ptr.is_null() || b.bytes_used == 0 {
         return PMIX_SUCCESS;
     }
@@ -708,11 +713,20 @@ pub unsafe extern "C" fn PMIx_Data_load(
     // SAFETY: non-NULL and valid (caller guarantee).
     let b = unsafe { &mut *buffer };
     let bo = if payload.is_null() {
-        pmix_byte_object_t { bytes: ptr::null_mut(), size: 0 }
+        pmix_byte_object_t {
+            bytes: ptr::null_mut(),
+            size: 0,
+        }
     } else {
         // SAFETY: non-NULL and valid (caller guarantee).
         let p = unsafe { &mut *payload };
-        std::mem::replace(p, pmix_byte_object_t { bytes: ptr::null_mut(), size: 0 })
+        std::mem::replace(
+            p,
+            pmix_byte_object_t {
+                bytes: ptr::null_mut(),
+                size: 0,
+            },
+        )
     };
     if b.base_ptr != bo.bytes {
         // SAFETY: the buffer's libc allocation (or NULL), replaced below;
@@ -746,7 +760,10 @@ pub unsafe extern "C" fn PMIx_Data_embed(
     if buffer.is_null() {
         return PMIX_ERR_BAD_PARAM;
     }
-    let mut copy = pmix_byte_object_t { bytes: ptr::null_mut(), size: 0 };
+    let mut copy = pmix_byte_object_t {
+        bytes: ptr::null_mut(),
+        size: 0,
+    };
     if !payload.is_null() {
         // SAFETY: non-NULL and valid (caller guarantee).
         let bo = unsafe { &*payload };
@@ -759,7 +776,10 @@ pub unsafe extern "C" fn PMIx_Data_embed(
             // is taken before the buffer's old payload is freed, so a
             // payload pointing into it is still valid here.
             unsafe { ptr::copy_nonoverlapping(bo.bytes, p, bo.size) };
-            copy = pmix_byte_object_t { bytes: p, size: bo.size };
+            copy = pmix_byte_object_t {
+                bytes: p,
+                size: bo.size,
+            };
         }
     }
     // SAFETY: forwarded caller guarantee for `buffer`; `copy` is ours.
@@ -1015,3 +1035,451 @@ not_supported_out! {
     fn PMIx_tool_get_servers(servers: *mut *mut pmix_proc_t, nservers: *mut usize) => servers, nservers;
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmem::{c_bytes, strdup_str};
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    /// Calls of any callback below; every one must stay at zero.
+    static CALLS: Mutex<usize> = Mutex::new(0);
+
+    fn called() {
+        *CALLS.lock().unwrap() += 1;
+    }
+
+    unsafe extern "C" fn op_cb(_: pmix_status_t, _: *mut c_void) {
+        called();
+    }
+    unsafe extern "C" fn info_cb(
+        _: pmix_status_t,
+        _: *mut pmix_info_t,
+        _: usize,
+        _: *mut c_void,
+        _: pmix_release_cbfunc_t,
+        _: *mut c_void,
+    ) {
+        called();
+    }
+    unsafe extern "C" fn cred_cb(
+        _: pmix_status_t,
+        _: *mut pmix_byte_object_t,
+        _: *mut pmix_info_t,
+        _: usize,
+        _: *mut c_void,
+    ) {
+        called();
+    }
+    unsafe extern "C" fn valid_cb(_: pmix_status_t, _: *mut pmix_info_t, _: usize, _: *mut c_void) {
+        called();
+    }
+    unsafe extern "C" fn dist_cb(
+        _: pmix_status_t,
+        _: *mut pmix_device_distance_t,
+        _: usize,
+        _: *mut c_void,
+        _: pmix_release_cbfunc_t,
+        _: *mut c_void,
+    ) {
+        called();
+    }
+    unsafe extern "C" fn iof_cb(
+        _: usize,
+        _: pmix_iof_channel_t,
+        _: *mut pmix_proc_t,
+        _: *mut pmix_byte_object_t,
+        _: *mut pmix_info_t,
+        _: usize,
+    ) {
+        called();
+    }
+    unsafe extern "C" fn reg_cb(_: pmix_status_t, _: usize, _: *mut c_void) {
+        called();
+    }
+
+    fn dangling<T>() -> *mut T {
+        ptr::NonNull::dangling().as_ptr()
+    }
+
+    #[test]
+    fn stubs_answer_not_supported_and_never_call_back() {
+        let (n, c) = (ptr::null_mut::<pmix_info_t>(), ptr::null::<pmix_info_t>());
+        let cbd = ptr::null_mut::<c_void>();
+        let rcs = [
+            PMIx_Allocation_request_nb(0, n, 0, Some(info_cb), cbd),
+            PMIx_Process_monitor_nb(c, 0, c, 0, Some(info_cb), cbd),
+            PMIx_Get_credential_nb(c, 0, Some(cred_cb), cbd),
+            PMIx_Validate_credential_nb(ptr::null(), c, 0, Some(valid_cb), cbd),
+            PMIx_Group_construct_nb(ptr::null(), ptr::null(), 0, c, 0, Some(info_cb), cbd),
+            PMIx_Group_invite_nb(ptr::null(), ptr::null(), 0, c, 0, Some(info_cb), cbd),
+            PMIx_Group_join_nb(ptr::null(), ptr::null(), 0, c, 0, Some(info_cb), cbd),
+            PMIx_Group_leave(ptr::null(), c, 0),
+            PMIx_Group_leave_nb(ptr::null(), c, 0, Some(op_cb), cbd),
+            PMIx_Group_destruct(ptr::null(), c, 0),
+            PMIx_Group_destruct_nb(ptr::null(), c, 0, Some(op_cb), cbd),
+            PMIx_Fabric_register(ptr::null_mut(), c, 0),
+            PMIx_Fabric_register_nb(ptr::null_mut(), c, 0, Some(op_cb), cbd),
+            PMIx_Fabric_update(ptr::null_mut()),
+            PMIx_Fabric_update_nb(ptr::null_mut(), Some(op_cb), cbd),
+            PMIx_Fabric_deregister(ptr::null_mut()),
+            PMIx_Fabric_deregister_nb(ptr::null_mut(), Some(op_cb), cbd),
+            PMIx_Compute_distances_nb(ptr::null_mut(), ptr::null_mut(), n, 0, Some(dist_cb), cbd),
+            PMIx_Load_topology(ptr::null_mut()),
+            PMIx_Data_pack(ptr::null(), ptr::null_mut(), cbd, 1, PMIX_INT),
+            PMIx_tool_attach_to_server(ptr::null_mut(), ptr::null_mut(), n, 0),
+            PMIx_tool_connect_to_server(ptr::null_mut(), n, 0),
+            PMIx_tool_disconnect(ptr::null()),
+            PMIx_tool_set_server(ptr::null(), n, 0),
+            PMIx_IOF_pull(
+                ptr::null(),
+                0,
+                c,
+                0,
+                PMIX_FWD_STDOUT_CHANNEL,
+                Some(iof_cb),
+                Some(reg_cb),
+                cbd,
+            ),
+            PMIx_IOF_deregister(0, c, 0, Some(op_cb), cbd),
+            PMIx_IOF_push(ptr::null(), 0, ptr::null_mut(), c, 0, Some(op_cb), cbd),
+        ];
+        for (i, rc) in rcs.iter().enumerate() {
+            assert_eq!(*rc, PMIX_ERR_NOT_SUPPORTED, "stub #{i}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(*CALLS.lock().unwrap(), 0);
+        PMIx_Progress();
+    }
+
+    #[test]
+    fn stubs_clear_their_outputs() {
+        let (n, c) = (ptr::null_mut::<pmix_info_t>(), ptr::null::<pmix_info_t>());
+        let mut res = dangling::<pmix_info_t>();
+        let mut nres = 7usize;
+        let mut check = |f: &mut dyn FnMut(*mut *mut pmix_info_t, *mut usize) -> pmix_status_t| {
+            (res, nres) = (dangling(), 7);
+            assert_eq!(f(&mut res, &mut nres), PMIX_ERR_NOT_SUPPORTED);
+            assert!(res.is_null() && nres == 0);
+            // NULL outputs are allowed.
+            assert_eq!(f(ptr::null_mut(), ptr::null_mut()), PMIX_ERR_NOT_SUPPORTED);
+        };
+        // SAFETY: the outputs are NULL or writable, nothing else is read.
+        check(&mut |r, nr| unsafe { PMIx_Query_info(n.cast(), 1, r, nr) });
+        // SAFETY: the outputs are NULL or writable, nothing else is read.
+        check(&mut |r, nr| unsafe { PMIx_Allocation_request(1, n, 0, r, nr) });
+        // SAFETY: the outputs are NULL or writable, nothing else is read.
+        check(&mut |r, nr| unsafe { PMIx_Process_monitor(c, 0, c, 0, r, nr) });
+        // SAFETY: the outputs are NULL or writable, nothing else is read.
+        check(&mut |r, nr| unsafe { PMIx_Validate_credential(ptr::null(), c, 0, r, nr) });
+        // SAFETY: the outputs are NULL or writable, nothing else is read.
+        check(&mut |r, nr| unsafe {
+            PMIx_Group_construct(ptr::null(), ptr::null(), 0, c, 0, r, nr)
+        });
+        // SAFETY: the outputs are NULL or writable, nothing else is read.
+        check(&mut |r, nr| unsafe { PMIx_Group_invite(ptr::null(), ptr::null(), 0, c, 0, r, nr) });
+        // SAFETY: the outputs are NULL or writable, nothing else is read.
+        check(&mut |r, nr| unsafe { PMIx_Group_join(ptr::null(), ptr::null(), 0, c, 0, r, nr) });
+        // SAFETY: the outputs are NULL or writable, nothing else is read.
+        check(&mut |r, nr| unsafe {
+            let mut d = dangling::<pmix_device_distance_t>();
+            let rc = PMIx_Compute_distances(ptr::null_mut(), ptr::null_mut(), n, 0, &mut d, nr);
+            assert!(d.is_null());
+            r.clear();
+            rc
+        });
+        // SAFETY: the outputs are NULL or writable, nothing else is read.
+        check(&mut |r, nr| unsafe { PMIx_tool_get_servers(r.cast(), nr) });
+
+        let mut cred = pmix_byte_object_t {
+            bytes: dangling(),
+            size: 3,
+        };
+        // SAFETY: a writable output.
+        let rc = unsafe { PMIx_Get_credential(c, 0, &mut cred) };
+        assert_eq!(rc, PMIX_ERR_NOT_SUPPORTED);
+        assert!(cred.bytes.is_null() && cred.size == 0);
+
+        let mut cs = pmix_cpuset_t {
+            source: dangling(),
+            bitmap: dangling(),
+        };
+        // SAFETY: a writable output.
+        let rc = unsafe { PMIx_Get_cpuset(&mut cs, 0) };
+        assert_eq!(rc, PMIX_ERR_NOT_SUPPORTED);
+        assert!(cs.source.is_null() && cs.bitmap.is_null());
+        cs = pmix_cpuset_t {
+            source: dangling(),
+            bitmap: dangling(),
+        };
+        // SAFETY: as above.
+        let rc = unsafe { PMIx_Parse_cpuset_string(c"0-3".as_ptr(), &mut cs) };
+        assert_eq!(rc, PMIX_ERR_NOT_SUPPORTED);
+        assert!(cs.source.is_null() && cs.bitmap.is_null());
+
+        let mut loc: pmix_locality_t = 0x8000;
+        // SAFETY: a writable output.
+        let rc = unsafe { PMIx_Get_relative_locality(c"a".as_ptr(), c"b".as_ptr(), &mut loc) };
+        assert_eq!((rc, loc), (PMIX_ERR_NOT_SUPPORTED, 0));
+
+        let mut cnt = 4i32;
+        // SAFETY: a writable output.
+        let rc =
+            unsafe { PMIx_Data_unpack(ptr::null(), ptr::null_mut(), n.cast(), &mut cnt, PMIX_INT) };
+        assert_eq!((rc, cnt), (PMIX_ERR_NOT_SUPPORTED, 0));
+        let mut copy = dangling::<c_void>();
+        // SAFETY: a writable output.
+        let rc = unsafe { PMIx_Data_copy(&mut copy, n.cast(), PMIX_INT) };
+        assert_eq!((rc, copy.is_null()), (PMIX_ERR_NOT_SUPPORTED, true));
+        let mut out = dangling::<c_char>();
+        // SAFETY: a writable output.
+        let rc = unsafe { PMIx_Data_print(&mut out, ptr::null_mut(), n.cast(), PMIX_INT) };
+        assert_eq!((rc, out.is_null()), (PMIX_ERR_NOT_SUPPORTED, true));
+        let (mut bytes, mut nb) = (dangling::<u8>(), 5usize);
+        // SAFETY: writable outputs.
+        assert!(!unsafe { PMIx_Data_compress(b"abc".as_ptr(), 3, &mut bytes, &mut nb) });
+        assert!(bytes.is_null() && nb == 0);
+        (bytes, nb) = (dangling(), 5);
+        // SAFETY: as above.
+        assert!(!unsafe { PMIx_Data_decompress(b"abc".as_ptr(), 3, &mut bytes, &mut nb) });
+        assert!(bytes.is_null() && nb == 0);
+        // SAFETY: NULL outputs are allowed.
+        assert!(!unsafe { PMIx_Data_compress(ptr::null(), 0, n.cast(), ptr::null_mut()) });
+    }
+
+    #[test]
+    fn job_control_is_the_blocking_nb_form_without_results() {
+        let mut res = dangling::<pmix_info_t>();
+        let mut nres = 7usize;
+        // SAFETY: writable outputs, no targets or directives.
+        let rc = unsafe { PMIx_Job_control(ptr::null(), 0, ptr::null(), 0, &mut res, &mut nres) };
+        // Without a client: not initialised; with one, job-wide control is
+        // not supported.
+        assert!(rc == PMIX_ERR_INIT || rc == PMIX_ERR_NOT_SUPPORTED, "{rc}");
+        assert!(res.is_null() && nres == 0);
+    }
+
+    /// The bytes a buffer holds, unread or not.
+    fn used(b: &pmix_data_buffer_t) -> &[u8] {
+        if b.base_ptr.is_null() {
+            return &[];
+        }
+        // SAFETY: `bytes_used` initialised bytes at `base_ptr`.
+        unsafe { std::slice::from_raw_parts(b.base_ptr.cast(), b.bytes_used) }
+    }
+
+    fn bo_bytes(bo: &pmix_byte_object_t) -> &[u8] {
+        if bo.bytes.is_null() {
+            return &[];
+        }
+        // SAFETY: `size` initialised bytes at `bytes`.
+        unsafe { std::slice::from_raw_parts(bo.bytes.cast(), bo.size) }
+    }
+
+    fn malloced(s: &str) -> pmix_byte_object_t {
+        pmix_byte_object_t {
+            bytes: strdup_str(s).unwrap(),
+            size: s.len(),
+        }
+    }
+
+    #[test]
+    fn data_buffer_payload_moves() {
+        let mut src = EMPTY_BUFFER;
+        let mut bo = malloced("hello");
+        let bytes = bo.bytes;
+        // SAFETY: in this test every buffer and byte object is valid and
+        // holds libc memory only.
+        unsafe {
+            assert_eq!(PMIx_Data_load(&mut src, &mut bo), PMIX_SUCCESS);
+            assert!(bo.bytes.is_null() && bo.size == 0, "load takes the payload");
+            assert_eq!((src.base_ptr, src.unpack_ptr), (bytes, bytes));
+            assert_eq!(src.pack_ptr, bytes.add(5));
+            assert_eq!((src.bytes_used, src.bytes_allocated), (5, 5));
+
+            let mut dst = EMPTY_BUFFER;
+            assert_eq!(PMIx_Data_copy_payload(&mut dst, &mut src), PMIX_SUCCESS);
+            assert_eq!(used(&dst), b"hello");
+            assert_eq!(src.base_ptr, bytes, "the source is unchanged");
+            // Two bytes of `src` read: only the rest is copied.
+            src.unpack_ptr = src.base_ptr.add(2);
+            assert_eq!(PMIx_Data_copy_payload(&mut dst, &mut src), PMIX_SUCCESS);
+            assert_eq!(used(&dst), b"hellollo");
+            let dp: *mut pmix_data_buffer_t = &mut dst;
+            assert_eq!(PMIx_Data_copy_payload(dp, dp), PMIX_SUCCESS);
+            assert_eq!(used(&dst), b"hellollohellollo");
+            assert_eq!(dst.pack_ptr, dst.base_ptr.add(16));
+            assert_eq!(dst.unpack_ptr, dst.base_ptr);
+            assert!(dst.bytes_allocated >= 16);
+            assert_eq!(
+                PMIx_Data_copy_payload(&mut dst, ptr::null_mut()),
+                PMIX_SUCCESS
+            );
+
+            // Partly read: a copy of the unread bytes, the buffer emptied.
+            assert_eq!(PMIx_Data_unload(&mut src, &mut bo), PMIX_SUCCESS);
+            assert_eq!(bo_bytes(&bo), b"llo");
+            assert_ne!(bo.bytes, bytes);
+            assert!(src.base_ptr.is_null() && src.bytes_used == 0 && src.unpack_ptr.is_null());
+            free(bo.bytes);
+
+            // Unread: the allocation itself is handed over.
+            let base = dst.base_ptr;
+            assert_eq!(PMIx_Data_unload(&mut dst, &mut bo), PMIX_SUCCESS);
+            assert_eq!((bo.bytes, bo.size), (base, 16));
+            assert!(dst.base_ptr.is_null() && dst.bytes_allocated == 0);
+
+            // Empty: an empty payload.
+            assert_eq!(PMIx_Data_unload(&mut dst, &mut bo), PMIX_SUCCESS);
+            assert!(bo.bytes.is_null() && bo.size == 0);
+            free(base);
+
+            // Embed copies and leaves the payload alone.
+            let keep = malloced("xyz");
+            assert_eq!(PMIx_Data_embed(&mut dst, &keep), PMIX_SUCCESS);
+            assert_eq!(used(&dst), b"xyz");
+            assert_ne!(dst.base_ptr, keep.bytes);
+            assert_eq!(c_bytes(keep.bytes), b"xyz");
+            // Loading over a payload frees it; loading NULL empties.
+            let mut again = malloced("ab");
+            assert_eq!(PMIx_Data_load(&mut dst, &mut again), PMIX_SUCCESS);
+            assert_eq!(used(&dst), b"ab");
+            assert_eq!(PMIx_Data_embed(&mut dst, ptr::null()), PMIX_SUCCESS);
+            assert!(dst.base_ptr.is_null() && dst.bytes_used == 0);
+            assert_eq!(PMIx_Data_load(&mut dst, ptr::null_mut()), PMIX_SUCCESS);
+            free(keep.bytes);
+        }
+    }
+
+    #[test]
+    fn data_buffer_bad_params() {
+        let mut b = EMPTY_BUFFER;
+        let mut bo = pmix_byte_object_t {
+            bytes: ptr::null_mut(),
+            size: 0,
+        };
+        // SAFETY: in this test, valid or NULL arguments; `raw` stays ours.
+        unsafe {
+            assert_eq!(
+                PMIx_Data_unload(ptr::null_mut(), &mut bo),
+                PMIX_ERR_BAD_PARAM
+            );
+            assert_eq!(
+                PMIx_Data_unload(&mut b, ptr::null_mut()),
+                PMIX_ERR_BAD_PARAM
+            );
+            assert_eq!(PMIx_Data_load(ptr::null_mut(), &mut bo), PMIX_ERR_BAD_PARAM);
+            assert_eq!(PMIx_Data_embed(ptr::null_mut(), &bo), PMIX_ERR_BAD_PARAM);
+            assert_eq!(
+                PMIx_Data_copy_payload(ptr::null_mut(), &mut b),
+                PMIX_ERR_BAD_PARAM
+            );
+
+            // An unpack pointer past the used bytes is refused, untouched.
+            let mut raw = malloced("abcd");
+            assert_eq!(PMIx_Data_load(&mut b, &mut raw), PMIX_SUCCESS);
+            let base = b.base_ptr;
+            b.unpack_ptr = base.add(5);
+            assert_eq!(PMIx_Data_unload(&mut b, &mut bo), PMIX_ERR_BAD_PARAM);
+            let mut other = EMPTY_BUFFER;
+            assert_eq!(
+                PMIx_Data_copy_payload(&mut other, &mut b),
+                PMIX_ERR_BAD_PARAM
+            );
+            assert!(other.base_ptr.is_null());
+            assert_eq!(b.base_ptr, base);
+            b.unpack_ptr = base;
+            assert_eq!(PMIx_Data_load(&mut b, ptr::null_mut()), PMIX_SUCCESS);
+        }
+    }
+
+    /// An hwloc function from the process's global scope, if any.
+    fn global(name: &std::ffi::CStr) -> *mut c_void {
+        // SAFETY: dlsym with RTLD_DEFAULT and a C string.
+        unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) }
+    }
+
+    #[test]
+    fn cpuset_and_topology_destruct() {
+        // SAFETY: in this test every struct is valid, its `source` a libc
+        // string or NULL, its object an hwloc object or, while hwloc is
+        // absent, a pointer that must not be touched.
+        unsafe {
+            PMIx_Cpuset_destruct(ptr::null_mut());
+            PMIx_Topology_destruct(ptr::null_mut());
+            let mut empty = pmix_cpuset_t {
+                source: ptr::null_mut(),
+                bitmap: ptr::null_mut(),
+            };
+            PMIx_Cpuset_destruct(&mut empty);
+
+            // Not an hwloc cpuset: not ours, untouched.
+            let other = strdup_str("other").unwrap();
+            let mut cs = pmix_cpuset_t {
+                source: other,
+                bitmap: dangling(),
+            };
+            PMIx_Cpuset_destruct(&mut cs);
+            assert_eq!((cs.source, cs.bitmap), (other, dangling()));
+            let mut t = pmix_topology_t {
+                source: other,
+                topology: dangling(),
+            };
+            PMIx_Topology_destruct(&mut t);
+            assert_eq!((t.source, t.topology), (other, dangling()));
+            free(other);
+
+            // hwloc objects without hwloc in the process: the source is
+            // freed, the object left alone (it cannot be touched here).
+            if global(c"hwloc_bitmap_free").is_null() {
+                let mut cs = pmix_cpuset_t {
+                    source: strdup_str("HWLOC").unwrap(),
+                    bitmap: dangling(),
+                };
+                PMIx_Cpuset_destruct(&mut cs);
+                assert!(cs.source.is_null() && cs.bitmap.is_null());
+                let mut t = pmix_topology_t {
+                    source: strdup_str("hwloc").unwrap(),
+                    topology: dangling(),
+                };
+                PMIx_Topology_destruct(&mut t);
+                assert!(t.source.is_null() && t.topology.is_null());
+            }
+
+            // With hwloc loaded (where installed), its objects are released
+            // by hwloc.
+            let lib = libc::dlopen(
+                c"libhwloc.so.15".as_ptr(),
+                libc::RTLD_NOW | libc::RTLD_GLOBAL,
+            );
+            if lib.is_null() {
+                return;
+            }
+            let alloc = libc::dlsym(lib, c"hwloc_bitmap_alloc".as_ptr());
+            let init = libc::dlsym(lib, c"hwloc_topology_init".as_ptr());
+            assert!(!alloc.is_null() && !init.is_null());
+            assert!(!global(c"hwloc_bitmap_free").is_null());
+            let alloc =
+                std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(alloc);
+            let init = std::mem::transmute::<
+                *mut c_void,
+                unsafe extern "C" fn(*mut *mut c_void) -> i32,
+            >(init);
+            let mut cs = pmix_cpuset_t {
+                source: strdup_str("hwloc").unwrap(),
+                bitmap: alloc(),
+            };
+            assert!(!cs.bitmap.is_null());
+            PMIx_Cpuset_destruct(&mut cs);
+            assert!(cs.source.is_null() && cs.bitmap.is_null());
+            let mut topo = ptr::null_mut();
+            assert_eq!(init(&mut topo), 0);
+            let mut t = pmix_topology_t {
+                source: strdup_str("hwloc").unwrap(),
+                topology: topo,
+            };
+            PMIx_Topology_destruct(&mut t);
+            assert!(t.source.is_null() && t.topology.is_null());
+        }
+    }
+}
