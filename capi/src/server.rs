@@ -50,6 +50,9 @@ pub(crate) fn events() -> Option<ProcessEvents> {
         .clone()
 }
 
+/// The host adapter, closed by `PMIx_server_finalize`.
+static HOST: RwLock<Option<Arc<host::CHost>>> = RwLock::new(None);
+
 /// `server_object` pointers given to `register_client`, by proc.
 pub(crate) type Objects = Arc<Mutex<HashMap<Proc, usize>>>;
 
@@ -195,7 +198,10 @@ pub unsafe extern "C" fn PMIx_server_init(
             unsafe { *module }
         };
         let h = Arc::new(host::CHost::new(module, Arc::clone(objects())));
-        let server = Server::init(cfg, h)?;
+        let server = Server::init(cfg, Arc::clone(&h) as Arc<dyn pmix_server::Host>)?;
+        *HOST
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(h);
         let events = ProcessEvents::start(server.proc().clone())?;
         *EVENTS
             .write()
@@ -224,10 +230,16 @@ pub extern "C" fn PMIx_server_finalize() -> pmix_status_t {
                 .write()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .take();
-            // Another call still using it drops the last clone, which
-            // shuts the server down.
-            if let Ok(s) = Arc::try_unwrap(s) {
-                s.finalize();
+            // Stopped even if another call still holds a clone; then no
+            // up-call may reach the host any more: it may unload its code
+            // as soon as this returns.
+            s.stop();
+            let h = HOST
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+            if let Some(h) = h {
+                h.close();
             }
             objects()
                 .lock()

@@ -9,23 +9,30 @@
 //! - `strings.c`: the same binary run on pmix-rs and on OpenPMIx (when
 //!   Debian's `libpmix2` is installed), outputs compared line by line;
 //! - the library file itself: SONAME and exported symbols;
-//! - `client_basic.c`, `client_events.c`, `client_refcount.c`: PMIx clients
+//! - `client_basic.c`, `client_events.c`, `client_refcount.c`,
+//!   `client_pubsub.c`: PMIx clients
 //!   launched by this workspace's `pmixrun -n 4` with `LD_LIBRARY_PATH`
 //!   pointing at the drop-in (init, job/own-rank data with exact types,
 //!   put/commit/fence/peer data, event handler placement and results,
 //!   PROC_LOCAL, deregistration callbacks, init/finalize reference counting,
-//!   job-control cleanup, log, the NOT_SUPPORTED answers), one of them also
+//!   job-control cleanup, log through the host, publish/lookup with
+//!   `PMIX_WAIT`/unpublish, peer and node resolution, the NOT_SUPPORTED
+//!   answers), one of them also
 //!   under valgrind.
 //!
 //! Every test prints `SKIP:` and passes when the headers (or the tool it
 //! needs) are missing; CI installs them.
 
+#[macro_use]
+mod common;
+
+use common::{expect_ok, have, our_lib, run, skip, workdir, Ran};
 use std::collections::{BTreeMap, BTreeSet};
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// Compiler flags that find `pmix.h`, or `None` when the headers are absent.
 fn pmix_cflags() -> Option<Vec<String>> {
@@ -65,111 +72,6 @@ fn openpmix_libdir() -> Option<PathBuf> {
         .into_iter()
         .chain([PathBuf::from("/usr/lib/x86_64-linux-gnu/pmix2/lib")])
         .find(|d| d.join("libpmix.so.2").exists())
-}
-
-/// Skips a test whose tool is missing — except in CI, where `.ci/run`
-/// installs every tool and sets `PMIXRS_REQUIRE_TOOLS=1`: a missing tool
-/// there is a failure, not a silent skip.
-fn skip(what: &str) {
-    if std::env::var_os("PMIXRS_REQUIRE_TOOLS").is_some() {
-        panic!("{what} not found, and PMIXRS_REQUIRE_TOOLS is set");
-    }
-    eprintln!("SKIP: {what} not found");
-}
-
-macro_rules! require {
-    ($opt:expr, $what:literal) => {
-        match $opt {
-            Some(v) => v,
-            None => {
-                skip($what);
-                return;
-            }
-        }
-    };
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// A fresh scratch directory for one test.
-fn workdir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("capi-c")
-        .join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The cdylib cargo built for this test run, laid out as a drop-in in
-/// `dir/lib`: `libpmix.so.2` plus the `libpmix.so` link `-lpmix` needs.
-fn our_lib(dir: &Path) -> PathBuf {
-    let exe = env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let built = [
-        deps.join("libpmix.so"),
-        deps.parent().unwrap().join("libpmix.so"),
-    ]
-    .into_iter()
-    .find(|p| p.exists())
-    .expect("cargo builds the cdylib before the integration tests");
-    let lib = dir.join("lib");
-    fs::create_dir_all(&lib).unwrap();
-    fs::copy(&built, lib.join("libpmix.so.2")).unwrap();
-    std::os::unix::fs::symlink("libpmix.so.2", lib.join("libpmix.so")).unwrap();
-    lib
-}
-
-struct Ran {
-    ok: bool,
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `cmd` with a deadline, its output captured through files (no pipe
-/// can fill up while we wait).
-fn run(mut cmd: Command, dir: &Path, tag: &str, limit: Duration) -> Ran {
-    let out_path = dir.join(format!("{tag}.stdout"));
-    let err_path = dir.join(format!("{tag}.stderr"));
-    cmd.stdout(fs::File::create(&out_path).unwrap())
-        .stderr(fs::File::create(&err_path).unwrap());
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("{tag}: cannot start: {e}"));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{tag}: still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Ran {
-        ok: status.success(),
-        code: status.code(),
-        stdout: fs::read_to_string(out_path).unwrap_or_default(),
-        stderr: fs::read_to_string(err_path).unwrap_or_default(),
-    }
-}
-
-fn expect_ok(ran: &Ran, tag: &str) {
-    assert!(
-        ran.ok,
-        "{tag} failed ({:?})\n--- stdout\n{}\n--- stderr\n{}",
-        ran.code, ran.stdout, ran.stderr
-    );
 }
 
 fn source(name: &str) -> PathBuf {
@@ -666,6 +568,24 @@ fn client_init_finalize_is_reference_counted_and_cleans_up() {
             .collect();
         assert_eq!(left, vec!["keep"], "{}", kept.display());
     }
+}
+
+#[test]
+fn clients_publish_look_up_and_resolve_peers_under_pmixrun() {
+    let Some((dir, lib, mut cmd)) = client_program("client_pubsub") else {
+        return;
+    };
+    cmd.push("4".into());
+    let ran = run_job(
+        &dir,
+        &lib,
+        4,
+        &cmd,
+        "client_pubsub",
+        Duration::from_secs(120),
+    );
+    expect_ok(&ran, "client_pubsub under pmixrun -n 4");
+    expect_all_passed(&ran, "client_pubsub", 4);
 }
 
 #[test]

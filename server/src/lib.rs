@@ -169,7 +169,7 @@ impl Inner {
 #[derive(Debug)]
 pub struct Server {
     inner: Arc<Inner>,
-    listener: Option<JoinHandle<()>>,
+    listener: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Server {
@@ -274,7 +274,7 @@ impl Server {
         let listener = conn::spawn_listener(Arc::clone(&inner), listener)?;
         Ok(Server {
             inner,
-            listener: Some(listener),
+            listener: Mutex::new(Some(listener)),
         })
     }
 
@@ -461,11 +461,14 @@ impl Server {
 
     /// Stops listening, closes every connection and removes the socket
     /// directory. Also done on drop.
-    pub fn finalize(mut self) {
-        self.shutdown();
+    pub fn finalize(self) {
+        self.stop();
     }
 
-    fn shutdown(&mut self) {
+    /// [`finalize`](Self::finalize) through a shared reference, for a
+    /// server other threads still hold: afterwards it accepts no client
+    /// and every connection is closed. Idempotent.
+    pub fn stop(&self) {
         // ORDERING: Relaxed — the listener thread also observes the wake-up
         // connection below; the flag only needs to be seen eventually.
         if self.inner.stopping.swap(true, Ordering::Relaxed) {
@@ -473,7 +476,8 @@ impl Server {
         }
         // Wake the accept loop.
         let _ = std::os::unix::net::UnixStream::connect(&self.inner.socket_path);
-        if let Some(h) = self.listener.take() {
+        let listener = self.listener.lock().take();
+        if let Some(h) = listener {
             let _ = h.join();
         }
         conn::close_all(&self.inner);
@@ -484,7 +488,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        self.shutdown();
+        self.stop();
     }
 }
 

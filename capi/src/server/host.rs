@@ -10,6 +10,8 @@
 //! host without holding its locks, and this adapter holds none either.
 
 use std::os::raw::{c_char, c_void};
+
+use parking_lot::{RwLock, RwLockReadGuard};
 use std::ptr;
 
 use pmix_core::proto::PData;
@@ -25,7 +27,8 @@ use crate::types::*;
 /// The C module and the `server_object` of each registered client.
 #[derive(Debug)]
 pub(crate) struct CHost {
-    module: pmix_server_module_t,
+    /// The host's slots; all NULL once [`CHost::close`] ran.
+    module: RwLock<pmix_server_module_t>,
     objects: Objects,
 }
 
@@ -289,7 +292,28 @@ fn settle<T: Default + 'static>(
 
 impl CHost {
     pub(crate) fn new(module: pmix_server_module_t, objects: Objects) -> CHost {
-        CHost { module, objects }
+        CHost {
+            module: RwLock::new(module),
+            objects,
+        }
+    }
+
+    /// The slots, read-locked for as long as the guard lives: an up-call
+    /// holds it across its call into the host, so [`close`](Self::close)
+    /// returns only when no up-call is inside the host. Recursive: a host
+    /// that completes inline may cause another up-call on the same thread.
+    fn module(&self) -> RwLockReadGuard<'_, pmix_server_module_t> {
+        self.module.read_recursive()
+    }
+
+    /// No up-call reaches the host after this returns (the slots are
+    /// cleared once the up-calls inside the host returned):
+    /// `PMIx_server_finalize` calls it, because the host may unload its
+    /// code right after (Open MPI closes its PMIx component), while
+    /// connection threads of the server may still report a client that
+    /// went away. Up-calls then behave as with a module without slots.
+    pub(crate) fn close(&self) {
+        *self.module.write() = pmix_server_module_t::default();
     }
 
     fn object(&self, p: &Proc) -> *mut c_void {
@@ -310,7 +334,8 @@ impl CHost {
         };
         let n = c.len();
         if register {
-            let Some(f) = self.module.register_events else {
+            let m = self.module();
+            let Some(f) = m.register_events else {
                 return done(Err(not_supported("register_events")));
             };
             let pending = Pending {
@@ -323,7 +348,8 @@ impl CHost {
                 f(cp, n, ptr::null(), 0, Some(op_cb), d)
             });
         } else {
-            let Some(f) = self.module.deregister_events else {
+            let m = self.module();
+            let Some(f) = m.deregister_events else {
                 return done(Err(not_supported("deregister_events")));
             };
             let pending = Pending {
@@ -339,7 +365,8 @@ impl CHost {
 
 impl Host for CHost {
     fn client_connected(&self, proc: &Proc, done: Completion<()>) {
-        let Some(f) = self.module.client_connected else {
+        let m = self.module();
+        let Some(f) = m.client_connected else {
             return done(Ok(()));
         };
         let cp = proc_to_c(proc);
@@ -354,7 +381,8 @@ impl Host for CHost {
     }
 
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) {
-        let Some(f) = self.module.client_finalized else {
+        let m = self.module();
+        let Some(f) = m.client_finalized else {
             return done(Ok(()));
         };
         let cp = proc_to_c(proc);
@@ -375,7 +403,8 @@ impl Host for CHost {
         procs: &[Proc],
         done: Completion<()>,
     ) {
-        let Some(f) = self.module.abort else {
+        let m = self.module();
+        let Some(f) = m.abort else {
             return done(Err(not_supported("abort")));
         };
         let cp = proc_to_c(proc);
@@ -405,7 +434,8 @@ impl Host for CHost {
     }
 
     fn fence_nb(&self, procs: &[Proc], info: &[Info], data: Vec<u8>, done: Completion<Vec<u8>>) {
-        let Some(f) = self.module.fence_nb else {
+        let m = self.module();
+        let Some(f) = m.fence_nb else {
             return done(Err(not_supported("fence_nb")));
         };
         // The blob is handed over: malloc'd, freed by the host (CAPI.md §4.3).
@@ -442,7 +472,8 @@ impl Host for CHost {
     }
 
     fn direct_modex(&self, proc: &Proc, info: &[Info], done: Completion<Vec<u8>>) {
-        let Some(f) = self.module.direct_modex else {
+        let m = self.module();
+        let Some(f) = m.direct_modex else {
             return done(Err(not_supported("direct_modex")));
         };
         let keep = match Keep::request(proc, info, None) {
@@ -463,7 +494,8 @@ impl Host for CHost {
         info: &[Info],
         done: Completion<()>,
     ) {
-        let Some(f) = self.module.notify_event else {
+        let m = self.module();
+        let Some(f) = m.notify_event else {
             return done(Err(not_supported("notify_event")));
         };
         let (ci, ni) = infos_out(info);
@@ -485,7 +517,8 @@ impl Host for CHost {
     }
 
     fn publish(&self, proc: &Proc, info: &[Info], done: Completion<()>) {
-        let Some(f) = self.module.publish else {
+        let m = self.module();
+        let Some(f) = m.publish else {
             return done(Err(not_supported("publish")));
         };
         let keep = match Keep::request(proc, info, None) {
@@ -499,7 +532,8 @@ impl Host for CHost {
     }
 
     fn lookup(&self, proc: &Proc, keys: &[String], info: &[Info], done: Completion<Vec<PData>>) {
-        let Some(f) = self.module.lookup else {
+        let m = self.module();
+        let Some(f) = m.lookup else {
             return done(Err(not_supported("lookup")));
         };
         let keep = match Keep::request(proc, info, Some(keys)) {
@@ -515,7 +549,8 @@ impl Host for CHost {
     }
 
     fn unpublish(&self, proc: &Proc, keys: &[String], info: &[Info], done: Completion<()>) {
-        let Some(f) = self.module.unpublish else {
+        let m = self.module();
+        let Some(f) = m.unpublish else {
             return done(Err(not_supported("unpublish")));
         };
         let keep = match Keep::request(proc, info, (!keys.is_empty()).then_some(keys)) {
@@ -530,7 +565,8 @@ impl Host for CHost {
 
     /// The log slot returns nothing: the host always calls back.
     fn log(&self, proc: &Proc, data: &[Info], directives: &[Info], done: Completion<()>) {
-        let Some(f) = self.module.log else {
+        let m = self.module();
+        let Some(f) = m.log else {
             return done(Err(not_supported("log")));
         };
         let keep = match Keep::request(proc, data, None) {
