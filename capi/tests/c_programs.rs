@@ -18,7 +18,11 @@
 //!   job-control cleanup, log through the host, publish/lookup with
 //!   `PMIX_WAIT`/unpublish, peer and node resolution, the NOT_SUPPORTED
 //!   answers), one of them also
-//!   under valgrind.
+//!   under valgrind;
+//! - `server_host.c`, `two_nodes.c` (+ `two_nodes_client.c`): foreign hosts
+//!   on the server API — one node, and two servers as two nodes (host
+//!   `fence_nb` blob exchange, `direct_modex` answered by
+//!   `PMIx_server_dmodex_request`).
 //!
 //! Every test prints `SKIP:` and passes when the headers (or the tool it
 //! needs) are missing; CI installs them.
@@ -674,4 +678,84 @@ fn server_host_launches_clients_through_the_server_api() {
             ran.stderr
         );
     }
+}
+
+/// Two pmix-rs servers driven as two nodes by a foreign host
+/// (`two_nodes.c`, which forks itself): the host's `fence_nb` exchanges
+/// the nodes' blobs and hands back their concatenation, and its
+/// `direct_modex` is answered with `PMIx_server_dmodex_request` on the
+/// other node; the clients (`two_nodes_client.c`) read the peer's data
+/// that came each way. Run again under valgrind (servers and clients)
+/// when it is installed: the host frees the fence blob the library hands
+/// over, the library releases what the host hands back.
+#[test]
+fn two_servers_exchange_blobs_and_serve_direct_modex() {
+    let Some(mut cflags) = pmix_cflags() else {
+        skip("pmix.h (package libpmix-dev)");
+        return;
+    };
+    cflags.push("-pthread".into());
+    let dir = workdir("two_nodes");
+    let lib = our_lib(&dir);
+    let client = compile(
+        &source("two_nodes_client.c"),
+        &dir,
+        "two_nodes_client",
+        &cflags,
+        Some(&lib),
+    );
+    let host = compile(
+        &source("two_nodes.c"),
+        &dir,
+        "two_nodes",
+        &cflags,
+        Some(&lib),
+    );
+    let expect_passed = |ran: &Ran, tag: &str| {
+        expect_ok(ran, tag);
+        for prefix in [
+            "two_nodes: node A: ",
+            "two_nodes: node B: ",
+            "two_nodes_client rank 0: ",
+            "two_nodes_client rank 1: ",
+        ] {
+            assert!(
+                ran.stdout
+                    .lines()
+                    .any(|l| l.starts_with(prefix) && l.ends_with(" checks passed")),
+                "{tag}: no {prefix:?}pass line\n--- stdout\n{}\n--- stderr\n{}",
+                ran.stdout,
+                ran.stderr
+            );
+        }
+    };
+    let mut cmd = with_lib(&host, &lib);
+    cmd.arg(&client);
+    let ran = run(cmd, &dir, "two_nodes", Duration::from_secs(60));
+    expect_passed(&ran, "two_nodes");
+
+    if !have("valgrind") {
+        skip("valgrind");
+        return;
+    }
+    let mut cmd = Command::new("valgrind");
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .env("TWO_NODES_ALARM", "50")
+        .args([
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--show-leak-kinds=definite",
+            "--errors-for-leak-kinds=definite",
+            "--trace-children=yes",
+            "-q",
+        ])
+        .arg(&host)
+        .arg(&client);
+    let ran = run(cmd, &dir, "valgrind-two_nodes", Duration::from_secs(60));
+    expect_passed(&ran, "two_nodes under valgrind");
+    assert!(
+        !ran.stderr.contains("=="),
+        "valgrind reported:\n{}",
+        ran.stderr
+    );
 }

@@ -1,0 +1,156 @@
+/*
+ * The client of two_nodes.c: one rank on each of two "nodes" (two pmix-rs
+ * servers driven by a foreign host). Checks the job data its server
+ * registered (own and peer rank), then the two multi-node data paths:
+ *
+ *  - a GLOBAL "card" put before a collecting fence (PMIX_COLLECT_DATA over
+ *    the whole namespace): the peer's card arrives in the blobs the hosts
+ *    exchange through their fence_nb up-calls;
+ *  - a GLOBAL "late" put after that fence, then a fence without data: the
+ *    peer's "late" is not in any blob, so the PMIx_Get of it goes through
+ *    the host's direct_modex and PMIx_server_dmodex_request on the peer's
+ *    node.
+ *
+ * A last fence keeps both ranks (and so both clients' data) alive until
+ * each has read the other's, as MPI_Finalize's barrier does.
+ *
+ * Usage: two_nodes_client (the job: namespace, rank 0 on "nodeA", rank 1
+ * on "nodeB", from the environment the server's setup_fork gave)
+ * Prints "two_nodes_client rank R: N checks passed" and exits 0.
+ */
+#include "client_common.h"
+
+static const char *node_of(pmix_rank_t r)
+{
+    return 0 == r ? "nodeA" : "nodeB";
+}
+
+/* *val is a STRING equal to want; releases it. */
+static void check_string(pmix_value_t **val, const char *want, const char *what)
+{
+    pmix_value_t *v = *val;
+    int ok = NULL != v && PMIX_STRING == v->type && NULL != v->data.string &&
+             0 == strcmp(v->data.string, want);
+    if (!ok)
+        fprintf(stderr, "rank %u: %s: got type %d \"%s\", want \"%s\"\n", me.rank, what,
+                NULL == v ? -1 : (int) v->type,
+                NULL != v && PMIX_STRING == v->type && NULL != v->data.string
+                    ? v->data.string
+                    : "(none)",
+                want);
+    CHECK(ok);
+    if (NULL != v)
+        PMIX_VALUE_RELEASE(v);
+    *val = NULL;
+}
+
+static void fence(bool collect)
+{
+    pmix_info_t info;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    CHECK_RC(PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info);
+}
+
+int main(void)
+{
+    (void) wait_for; /* helpers of client_common.h this client does not need */
+    (void) finish;
+    main_thread = pthread_self();
+    CHECK(on_main_thread());
+    pmix_value_t *val = NULL;
+    pmix_value_t v;
+    pmix_proc_t wild, peer;
+    char want[64];
+
+    CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS);
+    CHECK(0 == strcmp(me.nspace, "twonode"));
+    CHECK(me.rank < 2);
+    pmix_rank_t other = 1 - me.rank;
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&peer, me.nspace, other);
+
+    /* job level: two procs in all, one on this node */
+    CHECK_RC(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(NULL != val && PMIX_UINT32 == val->type && 2 == val->data.uint32);
+    PMIX_VALUE_RELEASE(val);
+    val = NULL;
+    CHECK_RC(PMIx_Get(&wild, PMIX_LOCAL_SIZE, NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(NULL != val && PMIX_UINT32 == val->type && 1 == val->data.uint32);
+    PMIX_VALUE_RELEASE(val);
+    val = NULL;
+
+    /* own rank: local and node rank 0 (UINT16), this node's name */
+    CHECK_RC(PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(NULL != val && PMIX_UINT16 == val->type && 0 == val->data.uint16);
+    PMIX_VALUE_RELEASE(val);
+    val = NULL;
+    CHECK_RC(PMIx_Get(&me, PMIX_NODE_RANK, NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(NULL != val && PMIX_UINT16 == val->type && 0 == val->data.uint16);
+    PMIX_VALUE_RELEASE(val);
+    val = NULL;
+    CHECK_RC(PMIx_Get(&me, PMIX_HOSTNAME, NULL, 0, &val), PMIX_SUCCESS);
+    check_string(&val, node_of(me.rank), "own pmix.hname");
+
+    /* the peer's registered data (it is in this server's pmix.pdata too) */
+    CHECK_RC(PMIx_Get(&peer, PMIX_HOSTNAME, NULL, 0, &val), PMIX_SUCCESS);
+    check_string(&val, node_of(other), "peer pmix.hname");
+    CHECK_RC(PMIx_Get(&peer, PMIX_NODEID, NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(NULL != val && PMIX_UINT32 == val->type && other == val->data.uint32);
+    PMIX_VALUE_RELEASE(val);
+    val = NULL;
+
+    /* 1. the card travels in the fence blobs */
+    snprintf(want, sizeof(want), "card-of-%u", me.rank);
+    PMIX_VALUE_CONSTRUCT(&v);
+    PMIX_VALUE_LOAD(&v, want, PMIX_STRING);
+    CHECK_RC(PMIx_Put(PMIX_GLOBAL, "card", &v), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    CHECK_RC(PMIx_Commit(), PMIX_SUCCESS);
+    fence(true);
+    snprintf(want, sizeof(want), "card-of-%u", other);
+    CHECK_RC(PMIx_Get(&peer, "card", NULL, 0, &val), PMIX_SUCCESS);
+    check_string(&val, want, "peer card");
+    /* own card, committed */
+    snprintf(want, sizeof(want), "card-of-%u", me.rank);
+    CHECK_RC(PMIx_Get(&me, "card", NULL, 0, &val), PMIX_SUCCESS);
+    check_string(&val, want, "own card");
+
+    /* 2. a key put after the collecting fence comes by direct modex */
+    snprintf(want, sizeof(want), "late-of-%u", me.rank);
+    PMIX_VALUE_CONSTRUCT(&v);
+    PMIX_VALUE_LOAD(&v, want, PMIX_STRING);
+    CHECK_RC(PMIx_Put(PMIX_GLOBAL, "late", &v), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    CHECK_RC(PMIx_Commit(), PMIX_SUCCESS);
+    fence(false);
+    snprintf(want, sizeof(want), "late-of-%u", other);
+    CHECK_RC(PMIx_Get(&peer, "late", NULL, 0, &val), PMIX_SUCCESS);
+    check_string(&val, want, "peer late");
+    /* the card is still there (the direct-modex import added to it) */
+    snprintf(want, sizeof(want), "card-of-%u", other);
+    CHECK_RC(PMIx_Get(&peer, "card", NULL, 0, &val), PMIX_SUCCESS);
+    check_string(&val, want, "peer card again");
+    /* a key the peer never put: not found, whichever path is asked */
+    pmix_info_t opt;
+    bool yes = true;
+    PMIX_INFO_CONSTRUCT(&opt);
+    PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    CHECK(PMIX_SUCCESS != PMIx_Get(&peer, "never-put", &opt, 1, &val));
+    CHECK(NULL == val);
+    PMIX_INFO_DESTRUCT(&opt);
+
+    /* 3. both ranks have read each other's data before either leaves */
+    fence(false);
+    CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+
+    if (failures) {
+        fprintf(stderr, "two_nodes_client rank %u: %d of %d checks failed\n", me.rank,
+                failures, checks);
+        return 1;
+    }
+    printf("two_nodes_client rank %u: %d checks passed\n", me.rank, checks);
+    fflush(stdout);
+    return 0;
+}
