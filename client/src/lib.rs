@@ -18,10 +18,12 @@ mod conn;
 mod data;
 mod event;
 mod fence;
+mod log;
 mod resolve;
 mod services;
 
 pub use event::{Event, EventCompletion, ProcessEvents};
+pub use log::log_to_stdio;
 pub use pmix_core::event::{HandlerId, Outcome, Termination};
 
 use std::path::PathBuf;

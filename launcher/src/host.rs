@@ -7,12 +7,11 @@
 //! never blocks the server (a lookup that waits for data is held in the
 //! store, not on the calling thread).
 
-use std::io::{self, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use pmix_core::proto::PData;
-use pmix_core::{attrs, DataRange, Error, Info, Nspace, Proc, Result, Status, Value};
+use pmix_core::{DataRange, Info, Nspace, Proc, Status};
 use pmix_server::{Completion, Host};
 
 use crate::pubsub::DataStore;
@@ -83,98 +82,6 @@ impl Events {
             .cv
             .wait_timeout(guard, timeout)
             .unwrap_or_else(PoisonError::into_inner);
-    }
-}
-
-/// Where a `PMIx_Log` channel goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LogSink {
-    Stdout,
-    Stderr,
-}
-
-/// The text of a log datum: a string, or a byte object without its
-/// trailing NULs (C callers pass `strlen + 1` bytes).
-fn log_text(v: &Value) -> Option<&[u8]> {
-    match v {
-        Value::String(s) => Some(s.as_bytes()),
-        Value::ByteObject(b) => {
-            let end = b.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1);
-            Some(&b[..end])
-        }
-        _ => None,
-    }
-}
-
-/// Writes each supported channel of a `PMIx_Log` request with `write`, one
-/// call per message, newline-terminated so it never joins a forwarded
-/// line: `PMIX_LOG_MSG` and `PMIX_LOG_STDERR` to stderr, `PMIX_LOG_STDOUT`
-/// to stdout (as the C API's own `PMIx_Log_nb` does).
-///
-/// # Errors
-/// `PMIX_ERR_BAD_PARAM` for no data; `PMIX_ERR_NOT_SUPPORTED` for another
-/// channel or a value that is not text (the supported entries are still
-/// written); `PMIX_ERROR` when a write failed. The first error counts.
-fn write_log(data: &[Info], mut write: impl FnMut(LogSink, &[u8]) -> io::Result<()>) -> Result<()> {
-    if data.is_empty() {
-        return Err(Error::with_context(Status::ERR_BAD_PARAM, "nothing to log"));
-    }
-    let mut first: Option<Error> = None;
-    for i in data {
-        let k = i.key.as_str();
-        let sink = match k {
-            attrs::LOG_MSG | attrs::LOG_STDERR => LogSink::Stderr,
-            attrs::LOG_STDOUT => LogSink::Stdout,
-            _ => {
-                first.get_or_insert_with(|| {
-                    Error::with_context(
-                        Status::ERR_NOT_SUPPORTED,
-                        format!("pmixrun does not log to channel {k}"),
-                    )
-                });
-                continue;
-            }
-        };
-        let Some(text) = log_text(&i.value) else {
-            first.get_or_insert_with(|| {
-                Error::with_context(
-                    Status::ERR_NOT_SUPPORTED,
-                    format!("log channel {k} of type {}", i.value.data_type()),
-                )
-            });
-            continue;
-        };
-        if text.is_empty() {
-            continue;
-        }
-        let mut msg = text.to_vec();
-        if !msg.ends_with(b"\n") {
-            msg.push(b'\n');
-        }
-        if let Err(e) = write(sink, &msg) {
-            first.get_or_insert_with(|| {
-                Error::with_context(Status::ERROR, format!("cannot write the {k} message: {e}"))
-            });
-        }
-    }
-    first.map_or(Ok(()), Err)
-}
-
-/// Writes `bytes` to pmixrun's own stream in one `write_all` under its
-/// lock, then flushes (as the output forwarders do, so lines never
-/// interleave).
-fn to_stdio(sink: LogSink, bytes: &[u8]) -> io::Result<()> {
-    match sink {
-        LogSink::Stdout => {
-            let mut out = io::stdout().lock();
-            out.write_all(bytes)?;
-            out.flush()
-        }
-        LogSink::Stderr => {
-            let mut out = io::stderr().lock();
-            out.write_all(bytes)?;
-            out.flush()
-        }
     }
 }
 
@@ -296,14 +203,14 @@ impl Host for LauncherHost {
     /// job, not from one rank's stream).
     fn log(&self, proc: &Proc, data: &[Info], directives: &[Info], done: Completion<()>) {
         let _ = (proc, directives);
-        done(write_log(data, to_stdio));
+        done(pmix_client::log_to_stdio(data));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmix_core::Rank;
+    use pmix_core::{attrs, Rank, Value};
 
     fn host() -> (LauncherHost, Arc<Events>) {
         let events = Arc::new(Events::new(2));
@@ -333,42 +240,6 @@ mod tests {
                 status: 3,
                 message: "first".into()
             })
-        );
-    }
-
-    #[test]
-    fn log_writes_stdout_and_stderr_channels_and_refuses_others() {
-        let mut seen: Vec<(LogSink, String)> = Vec::new();
-        let data = [
-            Info::new(attrs::LOG_STDERR, "to err").unwrap(),
-            Info::new(attrs::LOG_SYSLOG, "to syslog").unwrap(),
-            Info::new(attrs::LOG_STDOUT, "to out\n").unwrap(),
-            Info::new(attrs::LOG_MSG, Value::ByteObject(b"banner\0".to_vec())).unwrap(),
-            Info::new(attrs::LOG_STDOUT, Value::Uint32(3)).unwrap(),
-            Info::new(attrs::LOG_STDERR, "").unwrap(),
-        ];
-        let r = write_log(&data, |s, b| {
-            seen.push((s, String::from_utf8_lossy(b).into_owned()));
-            Ok(())
-        });
-        let e = r.unwrap_err();
-        assert_eq!(e.status(), Status::ERR_NOT_SUPPORTED);
-        assert!(e.to_string().contains("pmix.log.syslog"), "{e}");
-        assert_eq!(
-            seen,
-            [
-                (LogSink::Stderr, "to err\n".to_owned()),
-                (LogSink::Stdout, "to out\n".to_owned()),
-                (LogSink::Stderr, "banner\n".to_owned()),
-            ]
-        );
-        let ok = [Info::new(attrs::LOG_STDOUT, "x").unwrap()];
-        assert!(write_log(&ok, |_, _| Ok(())).is_ok());
-        let failed = write_log(&ok, |_, _| Err(io::Error::other("closed")));
-        assert_eq!(failed.unwrap_err().status(), Status::ERROR);
-        assert_eq!(
-            write_log(&[], |_, _| Ok(())).unwrap_err().status(),
-            Status::ERR_BAD_PARAM
         );
     }
 

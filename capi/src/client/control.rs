@@ -1,5 +1,4 @@
-//! `PMIx_Job_control_nb` (cleanup registration only) and `PMIx_Log_nb`
-//! (this process's own stderr and stdout).
+//! `PMIx_Job_control_nb` (cleanup registration only) and `PMIx_Log(_nb)`.
 //!
 //! Open MPI registers its job session directory and its shared-memory
 //! files for removal through `PMIx_Job_control_nb`, targeted at the
@@ -11,13 +10,14 @@
 //! `PMIX_CLEANUP_IGNORE` entries are left in place. Any other job-control
 //! request (signals, kill, job-wide cleanup) is `PMIX_ERR_NOT_SUPPORTED`.
 //!
-//! `PMIx_Log_nb` writes `PMIX_LOG_MSG` (string or byte object; Open MPI's
-//! `MPI_Abort` banner) and `PMIX_LOG_STDERR` to stderr, `PMIX_LOG_STDOUT`
-//! to stdout; other channels (syslog, email, global data store) are
+//! `PMIx_Log(_nb)` hands the data to the host through the server (Open
+//! MPI's `MPI_Abort` banner is printed by mpirun). Outside a client, or
+//! when the host does not log, the process writes `PMIX_LOG_MSG` and
+//! `PMIX_LOG_STDERR` to its stderr and `PMIX_LOG_STDOUT` to its stdout
+//! ([`pmix_client::log_to_stdio`]); other channels are then
 //! `PMIX_ERR_NOT_SUPPORTED` (the supported entries are still written).
 
 use std::fs;
-use std::io::Write;
 use std::os::raw::c_void;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -261,57 +261,6 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
     }
 }
 
-/// The text of a log datum.
-fn text(v: &Value) -> Option<&[u8]> {
-    match v {
-        Value::String(s) => Some(s.as_bytes()),
-        Value::ByteObject(b) => {
-            let end = b.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1);
-            Some(&b[..end])
-        }
-        _ => None,
-    }
-}
-
-/// Writes the supported log data.
-///
-/// # Safety
-/// `data` NULL or `ndata` valid infos.
-fn log_here(infos: &[Info]) -> Result<()> {
-    if infos.is_empty() {
-        return Err(cmem::bad_param("nothing to log"));
-    }
-    let (mut err, mut out) = (Vec::new(), Vec::new());
-    let mut unsupported = None;
-    for i in infos {
-        let k = i.key.as_str();
-        let sink = match k {
-            attrs::LOG_MSG | attrs::LOG_STDERR => &mut err,
-            attrs::LOG_STDOUT => &mut out,
-            _ => {
-                unsupported = Some(k.to_owned());
-                continue;
-            }
-        };
-        match text(&i.value) {
-            Some(t) => sink.extend_from_slice(t),
-            None => unsupported = Some(format!("{k} of type {}", i.value.data_type())),
-        }
-    }
-    if !out.is_empty() {
-        let mut o = std::io::stdout().lock();
-        let _ = o.write_all(&out);
-        let _ = o.flush();
-    }
-    if !err.is_empty() {
-        let _ = std::io::stderr().lock().write_all(&err);
-    }
-    match unsupported {
-        Some(what) => Err(not_supported(format!("log channel {what}"))),
-        None => Ok(()),
-    }
-}
-
 /// Logs `data`: through the server to the host when this process is a
 /// connected client (the host decides where each channel goes: Open MPI's
 /// ORTE prints its `MPI_Abort` banner); written by this process itself
@@ -338,10 +287,12 @@ unsafe fn log_any(
     };
     match current() {
         Ok(c) => c.log_nb(&infos.clone(), &dirs, move |r| match r {
-            Err(e) if e.status() == Status::ERR_NOT_SUPPORTED => done(log_here(&infos)),
+            Err(e) if e.status() == Status::ERR_NOT_SUPPORTED => {
+                done(pmix_client::log_to_stdio(&infos))
+            }
             r => done(r),
         }),
-        Err(_) => done(log_here(&infos)),
+        Err(_) => done(pmix_client::log_to_stdio(&infos)),
     }
 }
 
@@ -476,15 +427,5 @@ mod tests {
         assert!(!clean_dir(&top, &flat, &[], euid()));
         assert!(top.join("sub").exists() && !top.join("file").exists());
         fs::remove_dir_all(&base).unwrap();
-    }
-
-    #[test]
-    fn log_text_drops_trailing_nuls_and_other_types() {
-        assert_eq!(
-            text(&Value::ByteObject(b"banner\n\0\0".to_vec())),
-            Some(&b"banner\n"[..])
-        );
-        assert_eq!(text(&Value::String("s".into())), Some(&b"s"[..]));
-        assert_eq!(text(&Value::Uint32(1)), None);
     }
 }
