@@ -256,6 +256,14 @@ impl Conn {
             .map_err(|e| lost_error(&format!("write to the server failed: {e}")))
     }
 
+    /// Whether the connection to the server is gone (the server closed it,
+    /// died, or finalize closed it). Every shared-memory wait of the client
+    /// polls this so that none outlives the server.
+    #[allow(dead_code)] // the shared-memory waits adopt it one by one
+    pub(crate) fn is_lost(&self) -> bool {
+        self.routes.lock().lost
+    }
+
     /// Installs the hook run for every message from the server that cannot
     /// be unpacked.
     pub(crate) fn set_on_comm_failure(&self, hook: CommFailureHook) {
