@@ -40,6 +40,8 @@ pub(crate) struct Conn {
     routes: Arc<Mutex<Routes>>,
     closed: Arc<AtomicBool>,
     reader: Mutex<Option<JoinHandle<()>>>,
+    /// The server's pid as the kernel saw it at connect (`SO_PEERCRED`).
+    server_pid: Option<u32>,
 }
 
 impl std::fmt::Debug for Conn {
@@ -51,12 +53,12 @@ impl std::fmt::Debug for Conn {
 }
 
 fn lost_error(why: &str) -> Error {
-    Error::with_context(Status::ERR_LOST_CONNECTION_TO_SERVER, why.to_owned())
+    Error::with_context(Status::ERR_LOST_CONNECTION, why.to_owned())
 }
 
 /// Reads one frame (blocking).
 fn read_frame(stream: &mut UnixStream, reader: &mut FrameReader) -> Result<Option<Frame>> {
-    fdpass::read_frame(stream, reader, Status::ERR_LOST_CONNECTION_TO_SERVER)
+    fdpass::read_frame(stream, reader, Status::ERR_LOST_CONNECTION)
 }
 
 /// The outcome of a successful handshake.
@@ -123,6 +125,7 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
     stream
         .set_read_timeout(None)
         .map_err(|e| init_err(format!("socket: {e}")))?;
+    let server_pid = fdpass::peer_credentials(&stream).ok().map(|c| c.pid);
     let writer = stream
         .try_clone()
         .map_err(|e| init_err(format!("socket: {e}")))?;
@@ -149,6 +152,7 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
             routes,
             closed,
             reader: Mutex::new(Some(reader_thread)),
+            server_pid,
         },
         welcome,
         segment_fd,
@@ -244,7 +248,7 @@ impl Conn {
     /// Sends a one-way message (tag 0: the server sends no reply).
     ///
     /// # Errors
-    /// `PMIX_ERR_LOST_CONNECTION_TO_SERVER` when the connection is gone.
+    /// `PMIX_ERR_LOST_CONNECTION` when the connection is gone.
     pub(crate) fn post(&self, req: &Request) -> Result<()> {
         if self.routes.lock().lost {
             return Err(lost_error("no connection to the server"));
@@ -254,6 +258,11 @@ impl Conn {
             .lock()
             .write_all(&f)
             .map_err(|e| lost_error(&format!("write to the server failed: {e}")))
+    }
+
+    /// The server's pid (`SO_PEERCRED` at connect), if the kernel told.
+    pub(crate) fn server_pid(&self) -> Option<u32> {
+        self.server_pid
     }
 
     /// Whether the connection to the server is gone (the server closed it,

@@ -19,11 +19,13 @@ mod data;
 mod event;
 mod fence;
 mod log;
+mod lost;
 mod resolve;
 mod services;
 
 pub use event::{Event, EventCompletion, ProcessEvents};
 pub use log::log_to_stdio;
+pub use lost::{LostServer, ON_LOST_SERVER_ENV};
 pub use pmix_core::event::{HandlerId, Outcome, Termination};
 
 use std::path::PathBuf;
@@ -59,6 +61,11 @@ pub struct ClientConfig {
     /// How long the progress thread spins for work before it sleeps
     /// (`PMIXRS_PROGRESS_SPIN_US`; default 2 µs).
     pub progress_spin: Duration,
+    /// What this process does when its server is gone and no event handler
+    /// took `PMIX_ERR_LOST_CONNECTION` (see [`LostServer`]): `Terminate`
+    /// for a process launched by the server ([`ClientConfig::from_env`],
+    /// `PMIXRS_ON_LOST_SERVER`), `Continue` otherwise.
+    pub on_lost_server: LostServer,
 }
 
 fn env_var(name: &str) -> Result<String> {
@@ -104,6 +111,10 @@ impl ClientConfig {
             let us: u64 = v.parse().map_err(|_| bad("bad PMIXRS_PROGRESS_SPIN_US"))?;
             cfg.progress_spin = Duration::from_micros(us);
         }
+        cfg.on_lost_server = match std::env::var(ON_LOST_SERVER_ENV) {
+            Ok(v) => LostServer::parse(&v)?,
+            Err(_) => LostServer::Terminate,
+        };
         Ok(cfg)
     }
 
@@ -117,6 +128,7 @@ impl ClientConfig {
             caps: caps::ALL,
             connect_timeout: Duration::from_secs(10),
             progress_spin: Duration::from_micros(2),
+            on_lost_server: LostServer::Continue,
         }
     }
 }
@@ -327,22 +339,23 @@ impl Client {
                     let _ = inner.conn.post(&Request::EventInterest { codes, default });
                 }
             }));
-            let lost = Arc::downgrade(ev);
-            client.inner.conn.set_on_lost(Box::new(move || {
-                if let Some(ev) = lost.upgrade() {
-                    event::raise_internal(&ev, Status::ERR_LOST_CONNECTION, None);
-                }
-            }));
             let failed = Arc::downgrade(ev);
             client
                 .inner
                 .conn
                 .set_on_comm_failure(Box::new(move |why: String| {
                     if let Some(ev) = failed.upgrade() {
-                        event::raise_internal(&ev, Status::ERR_COMM_FAILURE, Some(why));
+                        event::raise_internal(&ev, Status::ERR_COMM_FAILURE, Some(why), true, None);
                     }
                 }));
         }
+        let events = client.inner.events.as_ref().map(Arc::downgrade);
+        let (me, policy) = (cfg.proc.clone(), cfg.on_lost_server);
+        let server_pid = client.inner.conn.server_pid();
+        client.inner.conn.set_on_lost(Box::new(move || {
+            let ev = events.and_then(|w| w.upgrade());
+            lost::server_lost(&me, ev.as_ref(), policy, server_pid);
+        }));
         Ok(client)
     }
 
@@ -392,7 +405,7 @@ impl Client {
     /// its host) acknowledged, and closes the connection.
     ///
     /// # Errors
-    /// `PMIX_ERR_LOST_CONNECTION_TO_SERVER` if the server is gone (the
+    /// `PMIX_ERR_LOST_CONNECTION` if the server is gone (the
     /// connection is closed anyway); a second call succeeds without effect.
     pub fn disconnect(&self) -> Result<()> {
         let mut fin = self.inner.finalized.lock();

@@ -134,7 +134,7 @@ fn record(
             }
         }
         // dispatched on the next round, like any internal event
-        Err(why) => raise_internal(ev, Status::ERR_COMM_FAILURE, Some(why)),
+        Err(why) => raise_internal(ev, Status::ERR_COMM_FAILURE, Some(why), true, None),
     }
 }
 
@@ -267,20 +267,29 @@ fn advance(ev: &Arc<Events>, st: &mut Local, mut run: Run) {
 /// Raises an event inside this client only, from any thread (the
 /// connection's reader: `PMIX_ERR_LOST_CONNECTION` when the server went
 /// away without a finalize, `PMIX_ERR_COMM_FAILURE` when a message could
-/// not be unpacked). It carries `PMIX_EVENT_NON_DEFAULT` and, if given,
-/// `PMIX_EVENT_TEXT_MESSAGE`.
-pub(crate) fn raise_internal(ev: &Arc<Events>, status: Status, why: Option<String>) {
+/// not be unpacked). With `non_default` it carries `PMIX_EVENT_NON_DEFAULT`
+/// (default handlers do not see it); with `why`, `PMIX_EVENT_TEXT_MESSAGE`.
+/// `outcome` receives the chain's outcome once every handler ran.
+pub(crate) fn raise_internal(
+    ev: &Arc<Events>,
+    status: Status,
+    why: Option<String>,
+    non_default: bool,
+    outcome: Option<OutcomeFn>,
+) {
     let mut msg = EventMsg::new(status, DataRange::PROC_LOCAL);
     msg.id = ev.next_id();
     msg.origin = Origin::ThisProcess;
     msg.info = [
-        Info::new(attrs::EVENT_NON_DEFAULT, true).ok(),
+        non_default
+            .then(|| Info::new(attrs::EVENT_NON_DEFAULT, true).ok())
+            .flatten(),
         why.and_then(|w| Info::new(attrs::EVENT_TEXT_MESSAGE, w).ok()),
     ]
     .into_iter()
     .flatten()
     .collect();
-    ev.command(Command::Local(Box::new(msg), None));
+    ev.command(Command::Local(Box::new(msg), outcome));
 }
 
 impl Default for Local {
