@@ -23,7 +23,7 @@
 #[macro_use]
 mod common;
 
-use common::{expect_ok, have, our_lib, run, workdir, Ran};
+use common::{expect_ok, mpi_program, open_mpi, our_lib, run, workdir, Ran};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
@@ -43,28 +43,6 @@ const ABORT_BANNER: &str = "MPI_ABORT was invoked on rank 1 in communicator MPI_
 fn one_job_at_a_time() -> MutexGuard<'static, ()> {
     static JOBS: Mutex<()> = Mutex::new(());
     JOBS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// `Some` when Debian's Open MPI tools are installed.
-fn open_mpi() -> Option<()> {
-    (have("mpicc") && have("mpirun")).then_some(())
-}
-
-/// Compiles `tests/mpi/<name>.c` with `mpicc` into `dir/<name>`.
-fn mpi_program(name: &str, dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/mpi")
-        .join(format!("{name}.c"));
-    let exe = dir.join(name);
-    let mut cmd = Command::new("mpicc");
-    cmd.args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-g"])
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .arg("-ldl");
-    let ran = run(cmd, dir, &format!("mpicc-{name}"), Duration::from_secs(120));
-    expect_ok(&ran, &format!("compiling {}", src.display()));
-    exe
 }
 
 /// Which PMIx library `mpirun` and the ranks load.

@@ -66,8 +66,8 @@ pub(crate) fn server_lost(
     policy: LostServer,
     server_pid: Option<u32>,
 ) {
-    let terminate = policy == LostServer::Terminate
-        && server_pid.is_some_and(|p| p != std::process::id());
+    let terminate =
+        policy == LostServer::Terminate && server_pid.is_some_and(|p| p != std::process::id());
     let me = me.clone();
     let apply = move |handlers_run: usize| {
         if terminate && handlers_run == 0 {
@@ -104,8 +104,14 @@ mod tests {
 
     #[test]
     fn the_policy_parses_its_two_values_and_refuses_others() {
-        assert_eq!(LostServer::parse("terminate").unwrap(), LostServer::Terminate);
-        assert_eq!(LostServer::parse(" Continue ").unwrap(), LostServer::Continue);
+        assert_eq!(
+            LostServer::parse("terminate").unwrap(),
+            LostServer::Terminate
+        );
+        assert_eq!(
+            LostServer::parse(" Continue ").unwrap(),
+            LostServer::Continue
+        );
         assert_eq!(LostServer::parse("").unwrap(), LostServer::Terminate);
         let e = LostServer::parse("ignore").unwrap_err();
         assert_eq!(e.status(), Status::ERR_BAD_PARAM);

@@ -23,7 +23,10 @@ struct HoldingHost {
 
 impl Host for HoldingHost {
     fn client_finalized(&self, _proc: &Proc, done: Completion<()>) {
-        self.held.lock().unwrap_or_else(|e| e.into_inner()).push(done);
+        self.held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(done);
     }
 }
 

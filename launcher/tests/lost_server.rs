@@ -34,7 +34,9 @@ fn gone(pid: u32) -> bool {
 
 /// Kills `pid` if it is still there (a client the test started).
 fn kill(pid: u32) {
-    let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    let _ = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
 }
 
 fn lines(dir: &Path, rank: u32) -> Vec<String> {
@@ -97,7 +99,10 @@ fn a_killed_server_ends_every_wait_of_its_clients_within_a_second() {
     }
     std::thread::sleep(Duration::from_millis(300));
     for r in 0..3 {
-        if let Some(l) = lines(dir, r).iter().find(|l| !l.starts_with("pid") && !l.starts_with("waiting")) {
+        if let Some(l) = lines(dir, r)
+            .iter()
+            .find(|l| !l.starts_with("pid") && !l.starts_with("waiting"))
+        {
             cleanup(format!("rank {r} did not block: {l}"));
         }
     }
@@ -128,7 +133,9 @@ fn a_killed_server_ends_every_wait_of_its_clients_within_a_second() {
     let report: Vec<_> = (0..4).map(|r| lines(dir, r)).collect();
     for (r, what) in expect {
         let Some((code, at)) = got.get(&r).copied() else {
-            cleanup(format!("rank {r} still in {what} 10 s after the kill: {report:?}"));
+            cleanup(format!(
+                "rank {r} still in {what} 10 s after the kill: {report:?}"
+            ));
         };
         if code != pmix_core::Status::ERR_LOST_CONNECTION.0 {
             cleanup(format!("rank {r}: {what} ended with {code}: {report:?}"));
@@ -140,7 +147,9 @@ fn a_killed_server_ends_every_wait_of_its_clients_within_a_second() {
         }
     }
     if !rank3_gone {
-        cleanup(format!("rank 3 (no handler, default policy) outlived its server: {report:?}"));
+        cleanup(format!(
+            "rank 3 (no handler, default policy) outlived its server: {report:?}"
+        ));
     }
     // Every client is gone by itself after reporting.
     let t3 = Instant::now();

@@ -3,6 +3,7 @@
 //! scratch directories, the drop-in library laid out for
 //! `LD_LIBRARY_PATH`, and running a command with a deadline.
 
+#![allow(dead_code)] // each test file uses its own subset
 use std::env;
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
@@ -129,4 +130,26 @@ pub fn expect_ok(ran: &Ran, tag: &str) {
         "{tag} failed (exit status {:?}, signal {:?})\n--- stdout\n{}\n--- stderr\n{}",
         ran.code, ran.signal, ran.stdout, ran.stderr
     );
+}
+
+/// `Some` when Debian's Open MPI tools are installed.
+pub fn open_mpi() -> Option<()> {
+    (have("mpicc") && have("mpirun")).then_some(())
+}
+
+/// Compiles `tests/mpi/<name>.c` with `mpicc` into `dir/<name>`.
+pub fn mpi_program(name: &str, dir: &Path) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mpi")
+        .join(format!("{name}.c"));
+    let exe = dir.join(name);
+    let mut cmd = Command::new("mpicc");
+    cmd.args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-g"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-ldl");
+    let ran = run(cmd, dir, &format!("mpicc-{name}"), Duration::from_secs(120));
+    expect_ok(&ran, &format!("compiling {}", src.display()));
+    exe
 }
