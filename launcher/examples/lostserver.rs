@@ -56,7 +56,7 @@ fn main() {
     server
         .register_nspace(&ns, n, &job.infos().expect("job infos"))
         .expect("register nspace");
-    let mut pids = Vec::new();
+    let mut children = Vec::new();
     for r in 0..n {
         let p = Proc::from_parts(ns.clone(), Rank(r));
         let child = Command::new(client)
@@ -65,10 +65,15 @@ fn main() {
             .env("LOST_DIR", dir)
             .spawn()
             .expect("spawn client");
-        pids.push(child.id().to_string());
+        children.push(child);
     }
+    let pids: Vec<String> = children.iter().map(|c| c.id().to_string()).collect();
     println!("started {}", pids.join(" "));
+    // Reap the clients that end; the test SIGKILLs this process.
     loop {
-        std::thread::park();
+        for c in &mut children {
+            let _ = c.try_wait();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
