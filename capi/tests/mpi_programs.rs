@@ -24,7 +24,7 @@
 mod common;
 
 use common::{expect_ok, mpi_program, open_mpi, our_lib, run, workdir, Ran};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
