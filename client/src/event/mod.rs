@@ -23,8 +23,10 @@
 //!   its registration returned. The server caches for clients that connect
 //!   later and replays into their rings.
 //! - **Internal events**: `PMIX_ERR_LOST_CONNECTION` when the server goes
-//!   away, `PMIX_ERR_COMM_FAILURE` when a record cannot be decoded; both are
-//!   raised inside the client only and carry `PMIX_EVENT_NON_DEFAULT`.
+//!   away (default handlers see it too, as in OpenPMIx; `lost.rs` says what
+//!   happens when no handler takes it), `PMIX_ERR_COMM_FAILURE` when a
+//!   record cannot be decoded (`PMIX_EVENT_NON_DEFAULT`); both are raised
+//!   inside the client only.
 //!
 //! [`Client::register_event_handler`]: crate::Client::register_event_handler
 //! [`Client::notify_event`]: crate::Client::notify_event
