@@ -10,11 +10,13 @@ use std::ptr::NonNull;
 use super::cell::RawBarrier;
 use super::peer::RawPeer;
 use super::{
-    Barrier, BarrierAttachError, BarrierInitError, PeerCell, BARRIER_CELL_SIZE,
-    BARRIER_HEADER_SIZE, MAX_BARRIERS, MAX_PEERS, PEER_CELL_SIZE,
+    Barrier, PeerCell, BARRIER_CELL_SIZE, BARRIER_HEADER_SIZE, MAX_BARRIERS, MAX_PEERS,
+    PEER_CELL_SIZE,
 };
 #[cfg(not(loom))]
-use super::{BARRIER_LAYOUT_VERSION, BARRIER_MAGIC, BARRIER_READY};
+use super::{
+    BarrierAttachError, BarrierInitError, BARRIER_LAYOUT_VERSION, BARRIER_MAGIC, BARRIER_READY,
+};
 #[cfg(not(loom))]
 use crate::heap::{HeapRegion, KeepAlive};
 #[cfg(not(loom))]
