@@ -57,6 +57,12 @@ fn assert_timeout_scenario(o: &Output) {
     assert_eq!(t.matches("ok fence timed out").count(), 2, "{t}");
     assert_eq!(t.matches("ok late fence answered").count(), 1, "{t}");
     assert_eq!(t.matches("ok done").count(), 3, "{t}");
+    for l in t
+        .lines()
+        .filter(|l| l.contains("ok fence") || l.contains("ok late"))
+    {
+        eprintln!("{l}");
+    }
 }
 
 /// Shared-memory path: ranks 0 and 1 time out fence 1 (`PMIX_TIMEOUT` 1 s)
@@ -204,5 +210,6 @@ fn a_silent_host_does_not_hang_a_fence_with_a_timeout() {
     let t = text(&outs[0]);
     assert!(outs[0].status.success(), "{t}");
     assert!(t.contains("ok host never answered"), "{t}");
+    eprintln!("{}", t.trim());
     server.finalize();
 }

@@ -59,6 +59,8 @@
 //! every wait and arrival then fails with [`BarrierWaitError::Poisoned`]
 //! until the owner's [`clear_poison`](Barrier::clear_poison) and `reset`.
 //!
+//! # Fields of a cell
+//!
 //! | field      | written by                              | read by                   |
 //! |------------|-----------------------------------------|---------------------------|
 //! | `parties`  | owner, [`reset`](Barrier::reset) (last, `Release`) | arrivers (`Acquire`) |
