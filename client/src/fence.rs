@@ -1,14 +1,28 @@
 //! Fence: a shared-memory barrier when the participants are exactly one
 //! fully local namespace, otherwise a request to the server.
+//!
+//! A `PMIX_TIMEOUT` ends the fence *episode* for every participant: on the
+//! barrier, the first participant whose deadline passes closes the episode
+//! and every other one (waiting, or arriving late) gets `PMIX_ERR_TIMEOUT`;
+//! on the server path the server's tracker does the same. Either way the
+//! next fence of all participants works (`pmix_shm::barrier`, "Episodes";
+//! `docs/PROTOCOL.md`, "Fence").
 
 use std::time::Duration;
 
 use pmix_core::codec;
 use pmix_core::proto::{caps, keys, Request};
 use pmix_core::{attrs, Error, Info, Proc, Rank, Result, Status, Value};
-use pmix_shm::barrier::BarrierWaitError;
+use pmix_shm::barrier::{Barrier, BarrierWaitError};
+use pmix_shm::sync::Ordering;
 
 use crate::{deadline_from, Inner};
+
+/// How much longer than its `PMIX_TIMEOUT` a client waits for the server's
+/// answer to a fence: the server times the episode out itself (so that
+/// every participant gets the same answer), and this grace only ends the
+/// wait of a client whose server (or host) never answers.
+const SERVER_FENCE_GRACE: Duration = Duration::from_secs(1);
 
 fn job_u32(inner: &Inner, ns: &str, key: &str) -> Option<u32> {
     let v = inner
@@ -91,26 +105,7 @@ pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> 
     if let Some(b) = barrier.and_then(|i| inner.barriers.barrier(i)) {
         // Committed data is already in shared memory: the barrier alone
         // makes every participant's card visible.
-        let parties = b.parties();
-        // Spin only when every participant can run at once.
-        let spin = if (parties as usize) <= inner.cpus {
-            Duration::from_micros(50)
-        } else {
-            Duration::ZERO
-        };
-        let arrival = b.arrive(true);
-        return match b.wait(arrival.generation, spin, deadline) {
-            Ok(()) => Ok(()),
-            Err(BarrierWaitError::Poisoned(s)) => Err(Error::with_context(
-                Status(s),
-                "fence failed: a participant is gone or timed out",
-            )),
-            Err(BarrierWaitError::Timeout) => {
-                // The others cannot complete this episode any more.
-                b.poison(Status::ERR_TIMEOUT.0);
-                Err(Error::with_context(Status::ERR_TIMEOUT, "fence timed out"))
-            }
-        };
+        return shm_fence(inner, &b, deadline);
     }
     let req = Request::Fence {
         procs,
@@ -126,7 +121,62 @@ pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> 
     }
     inner
         .conn
-        .request(&req, deadline)?
+        .request(&req, deadline.map(|d| d + SERVER_FENCE_GRACE))?
         .into_result()
         .map(|_| ())
+}
+
+/// A fence on the namespace's barrier cell: this process's next episode
+/// there, ended by the last arrival, the first deadline of any participant,
+/// the death of a participant (poison), or the loss of the server.
+fn shm_fence(inner: &Inner, b: &Barrier<'_>, deadline: Option<std::time::Instant>) -> Result<()> {
+    // Spin only when every participant can run at once.
+    let spin = if (b.parties() as usize) <= inner.cpus {
+        Duration::from_micros(50)
+    } else {
+        Duration::ZERO
+    };
+    // ORDERING: Relaxed — this process's own count of its fences on the
+    // cell; the barrier orders the fences themselves.
+    let episode = inner.fence_episode.fetch_add(1, Ordering::Relaxed);
+    let lost = || {
+        inner
+            .conn
+            .is_lost()
+            .then_some(Status::ERR_LOST_CONNECTION.0)
+    };
+    b.arrive(episode)
+        .and_then(|a| {
+            if a.last {
+                Ok(())
+            } else {
+                b.wait(episode, spin, deadline, &lost)
+            }
+        })
+        .map_err(|e| {
+            let status = Error::from(e).status();
+            let why = match e {
+                BarrierWaitError::Timeout => {
+                    "fence timed out: PMIX_TIMEOUT passed before every participant \
+                     arrived; the fence episode is over for every participant"
+                        .to_owned()
+                }
+                BarrierWaitError::EpisodeTimedOut => {
+                    "fence timed out: another participant's PMIX_TIMEOUT ended this \
+                     fence episode before every participant arrived"
+                        .to_owned()
+                }
+                BarrierWaitError::Late => {
+                    "that fence episode already timed out: another participant's \
+                     PMIX_TIMEOUT ended it before this process entered it"
+                        .to_owned()
+                }
+                BarrierWaitError::Poisoned(_) => "fence failed: a participant is gone".to_owned(),
+                BarrierWaitError::Interrupted(_) => {
+                    "fence ended: the connection to the server is lost".to_owned()
+                }
+                e => format!("fence failed: {e}"),
+            };
+            Error::with_context(status, why)
+        })
 }

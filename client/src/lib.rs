@@ -40,7 +40,7 @@ use pmix_shm::layout::RegionKind;
 use pmix_shm::ring::Ring;
 use pmix_shm::segment::Segment;
 use pmix_shm::store::{StoreReader, StoreWriter};
-use pmix_shm::sync::{AtomicBool, Ordering};
+use pmix_shm::sync::{AtomicBool, AtomicU32, Ordering};
 
 /// How a client connects (normally from the environment, see
 /// [`ClientConfig::from_env`]).
@@ -165,6 +165,10 @@ pub(crate) struct Inner {
     /// The barrier cell of a fence over this process's whole namespace,
     /// once found.
     pub(crate) own_barrier: OnceLock<u32>,
+    /// This process's next episode on its namespace's barrier cell: its
+    /// shared-memory fences so far + 1 (the server resets the cell to
+    /// episode 1 at `register_nspace`, before any client can fence on it).
+    pub(crate) fence_episode: AtomicU32,
     pub(crate) finalized: Mutex<bool>,
     /// Event machinery (`None` when the server does not offer events).
     pub(crate) events: Option<Arc<event::Events>>,
@@ -327,6 +331,7 @@ impl Client {
                 has_internal: AtomicBool::new(false),
                 cpus: online_cpus(),
                 own_barrier: OnceLock::new(),
+                fence_episode: AtomicU32::new(1),
                 finalized: Mutex::new(false),
                 events,
                 rings,

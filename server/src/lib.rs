@@ -31,6 +31,7 @@ pub mod host;
 pub mod jobinfo;
 mod services;
 mod state;
+mod timer;
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::net::UnixListener;

@@ -1,4 +1,5 @@
-//! The registry: namespaces, clients, free slots, fence trackers.
+//! The registry: namespaces, clients, free slots, fence trackers and the
+//! bookkeeping of fence episodes that timed out.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use pmix_shm::store::StoreReader;
 use crate::conn::Conn;
 use crate::event::{EventState, Registry};
 use crate::fence::Tracker;
+use crate::timer::Timer;
 
 /// What the server knows of a namespace.
 #[derive(Debug)]
@@ -22,6 +24,55 @@ pub(crate) struct NsInfo {
     pub(crate) job_size: u32,
     /// Its barrier cell.
     pub(crate) barrier: Option<u32>,
+}
+
+/// The fence episodes of one participant set since one of them timed out:
+/// how many ended, and how many each local participant entered, so that a
+/// participant arriving for an episode that already ended is told so at
+/// once and is not counted in the next one. Dropped once every participant
+/// is in step again (entered = ended), when counting from 0 says the same.
+#[derive(Debug, Default)]
+pub(crate) struct FenceEpisodes {
+    /// The local participants.
+    pub(crate) expected: BTreeSet<Proc>,
+    /// Episodes ended since the first timeout.
+    pub(crate) ended: u64,
+    /// Episodes each participant entered since then (absent: none).
+    pub(crate) entered: BTreeMap<Proc, u64>,
+}
+
+/// What an arrival is, by the participant's own count of its fences.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// Its episode already ended (without it: it timed out).
+    Late,
+    /// It enters the open episode.
+    Open,
+    /// It is already in the open episode.
+    Again,
+}
+
+impl FenceEpisodes {
+    /// Counts an arrival of `p` (unless it is `Again`).
+    pub(crate) fn enter(&mut self, p: &Proc) -> Entry {
+        let entered = self.entered.entry(p.clone()).or_insert(0);
+        if *entered > self.ended {
+            return Entry::Again;
+        }
+        *entered += 1;
+        if *entered <= self.ended {
+            Entry::Late
+        } else {
+            Entry::Open
+        }
+    }
+
+    /// Whether every participant has entered exactly the ended episodes.
+    pub(crate) fn in_step(&self) -> bool {
+        self.expected
+            .iter()
+            .all(|p| self.entered.get(p).copied().unwrap_or(0) == self.ended)
+    }
 }
 
 /// A registered local client.
@@ -45,6 +96,13 @@ pub(crate) struct State {
     free_barriers: Vec<u32>,
     /// Server-side fence trackers, keyed by the canonical participant list.
     pub(crate) trackers: BTreeMap<Vec<Proc>, Tracker>,
+    /// Participant sets (tracker keys) out of step since a fence episode
+    /// of theirs timed out.
+    pub(crate) fence_episodes: BTreeMap<Vec<Proc>, FenceEpisodes>,
+    /// The id of the next tracker (timer jobs name the tracker they end).
+    pub(crate) next_tracker_id: u64,
+    /// The server's timer (fence timeouts).
+    pub(crate) timer: Timer,
     /// The server's readers of the clients' modex stores, by slot.
     pub(crate) modex_readers: HashMap<u32, StoreReader>,
     /// The event cache, held events and the clients' event interest.
@@ -96,6 +154,9 @@ impl State {
             free_slots: (0..max_clients).rev().collect(),
             free_barriers: (0..max_nspaces).rev().collect(),
             trackers: BTreeMap::new(),
+            fence_episodes: BTreeMap::new(),
+            next_tracker_id: 0,
+            timer: Timer::default(),
             modex_readers: HashMap::new(),
             events: EventState::new(event_cache_size),
         }
