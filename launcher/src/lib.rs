@@ -72,6 +72,8 @@ mod host;
 mod job;
 mod output;
 mod pubsub;
+mod session_dir;
+mod watchdog;
 
 pub use cli::{parse_args, Export, Options, UsageError, MAX_NP, USAGE};
 pub use job::{run, EXIT_INTERNAL, EXIT_NOEXEC, EXIT_TIMEOUT};

@@ -28,6 +28,7 @@ mod data;
 mod event;
 mod fence;
 pub mod host;
+pub mod jobdir;
 pub mod jobinfo;
 mod services;
 mod state;
@@ -50,7 +51,8 @@ use pmix_shm::store::{StoreParams, StoreWriter};
 use pmix_shm::sync::{AtomicBool, Ordering};
 
 pub use host::{Completion, Host, NullHost};
-pub use jobinfo::SingleNodeJob;
+pub use jobdir::{JobDirs, OwnedDir, Removal};
+pub use jobinfo::{ScratchDirs, SingleNodeJob};
 
 use state::State;
 
