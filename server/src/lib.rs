@@ -22,6 +22,9 @@
 //!   which also caches them for clients registered later, holds job events
 //!   until every local target has them, and registers with the host for the
 //!   codes its clients want ([`Host::register_events`]).
+//! - Job directories ([`jobdir`]): [`JobDirs`] makes the fresh 0700
+//!   `PMIX_TMPDIR` / `PMIX_NSDIR` a host hands its jobs and removes them
+//!   again, only while they are still the directories it created.
 
 mod conn;
 mod data;
