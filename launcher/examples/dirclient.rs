@@ -1,5 +1,5 @@
 //! A PMIx client that reports the job's scratch directories, for
-//! `launcher/tests/job_dirs.rs`: `dirclient <ok|fail|hang>`.
+//! `launcher/tests/job_dirs.rs`: `dirclient <ok|fail|abort|hang>`.
 //!
 //! Each rank gets `PMIX_TMPDIR`, `PMIX_NSDIR` and `PMIX_TDIR_RMCLEAN`
 //! (job level), writes a file `rank.<r>` into the namespace directory and
@@ -10,14 +10,15 @@
 //! ```
 //!
 //! (`-` for a key it did not get). Then `ok` finalizes and exits 0;
-//! `fail` fences, then rank 1 exits 3 and the others sleep 60 s; `hang`
-//! sleeps 60 s on every rank.
+//! `fail` fences, then rank 1 exits 3 and the others sleep 60 s; `abort`
+//! fences, then rank 0 calls abort with status 5 and the others sleep
+//! 60 s; `hang` sleeps 60 s on every rank.
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
 use pmix_client::Client;
-use pmix_core::{attrs, Proc, Rank, Value};
+use pmix_core::{attrs, Proc, Rank, Status, Value};
 
 fn mode(path: &str) -> String {
     std::fs::symlink_metadata(path).map_or("-".into(), |m| {
@@ -62,7 +63,7 @@ fn main() {
         mode(&tmpdir),
         mode(&nsdir)
     );
-    if what == "fail" {
+    if what == "fail" || what == "abort" {
         // Every rank has printed its line before rank 1 fails.
         if let Err(e) = c.fence(&[], &[]) {
             eprintln!("dirclient: fence failed: {e}");
@@ -70,7 +71,12 @@ fn main() {
     }
     match what.as_str() {
         "fail" if me.rank.0 == 1 => std::process::exit(3),
-        "fail" | "hang" => std::thread::sleep(Duration::from_secs(60)),
+        "abort" if me.rank.0 == 0 => {
+            let r = c.abort(Status(5), "dirclient aborts", &[]);
+            eprintln!("dirclient: abort returned {r:?}");
+            std::thread::sleep(Duration::from_secs(60));
+        }
+        "fail" | "abort" | "hang" => std::thread::sleep(Duration::from_secs(60)),
         _ => {}
     }
     if let Err(e) = c.finalize() {

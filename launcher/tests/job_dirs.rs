@@ -3,8 +3,8 @@
 //! 0700 session directory of pmixrun's under `$TMPDIR` — never `$TMPDIR`
 //! itself — and `PMIX_NSDIR` a fresh 0700 directory of the job in it,
 //! with `PMIX_TDIR_RMCLEAN` true; both are gone when pmixrun has ended,
-//! however the job ended (success, a failed rank, `--timeout`, pmixrun
-//! killed by SIGTERM or SIGKILL), and nothing else in `$TMPDIR` is
+//! however the job ended (success, a failed rank, an abort, `--timeout`,
+//! pmixrun killed by SIGTERM or SIGKILL), and nothing else in `$TMPDIR` is
 //! touched.
 //!
 //! Every test runs with `TMPDIR` set to a scratch directory of its own
@@ -165,6 +165,17 @@ fn directories_gone_after_a_rank_failed() {
     let o = run(&s, &["--timeout", "60", "-n", "3"], "fail");
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
     let session = check_reported(&String::from_utf8_lossy(&o.stdout), 3, &s);
+    assert!(!session.exists());
+    assert_eq!(s.leftovers(), Vec::<String>::new());
+    s.assert_untouched();
+}
+
+#[test]
+fn directories_gone_after_an_abort() {
+    let s = Scratch::new("abort");
+    let o = run(&s, &["--timeout", "60", "-n", "2"], "abort");
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o));
+    let session = check_reported(&String::from_utf8_lossy(&o.stdout), 2, &s);
     assert!(!session.exists());
     assert_eq!(s.leftovers(), Vec::<String>::new());
     s.assert_untouched();

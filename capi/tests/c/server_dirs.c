@@ -14,7 +14,9 @@
  *     PMIX_NSDIR: they come back unchanged, nothing is created for it;
  *  4. namespace "dirs-c" registered without keys and never deregistered:
  *     PMIx_server_finalize removes its directory and the session
- *     directory.
+ *     directory;
+ *  5. namespace "dirs-d", whose client is registered (first) with another
+ *     uid, gets no directories.
  *
  * Usage: server_dirs <base>
  * Prints "server_dirs: N checks passed" and exits 0; the test then checks
@@ -201,6 +203,18 @@ int main(int argc, char **argv)
     CHECK(tmp_a != NULL && tmp_c != NULL && strcmp(tmp_a, tmp_c) == 0);
     CHECK(directly_under(ns_c, tmp_c));
     CHECK(is_private_dir(ns_c));
+
+    /* 5. Clients of another user could not enter the library's 0700
+     *    directories: none are supplied (no process runs here). */
+    pmix_proc_t other;
+    PMIX_LOAD_PROCID(&other, "dirs-d", 0);
+    CHECK_RC(PMIx_server_register_client(&other, geteuid() + 1, getegid(), NULL, op_done, &waiter),
+             PMIX_SUCCESS);
+    CHECK_RC(wait_op(&waiter), PMIX_SUCCESS);
+    CHECK_RC(register_ns("dirs-d", NULL, 0), PMIX_SUCCESS);
+    char *ns_d = get_string("dirs-d", PMIX_NSDIR);
+    CHECK(ns_d == NULL);
+    free(ns_d);
 
     CHECK_RC(PMIx_server_finalize(), PMIX_SUCCESS);
     CHECK(ns_c != NULL && !exists(ns_c));
