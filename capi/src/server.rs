@@ -13,10 +13,15 @@
 //! - No library lock is held while the host or a C callback runs: the
 //!   server handle is cloned out of its slot before use.
 //!
+//! - A host that registers a namespace without `PMIX_TMPDIR` /
+//!   `PMIX_NSDIR` gets fresh directories of the library's, removed at
+//!   deregistration and finalize (`server/dirs.rs`).
+//!
 //! `PMIx_generate_regex` / `PMIx_generate_ppn` produce
 //! `pmixrs:raw:<input>`, which only `PMIx_server_register_nspace` reads
 //! back (it also accepts a plain comma list).
 
+mod dirs;
 mod host;
 
 use std::collections::HashMap;
@@ -153,8 +158,11 @@ fn info_str<'a>(infos: &'a [Info], key: &str) -> Option<&'a str> {
 
 /// `pmix_status_t PMIx_server_init(pmix_server_module_t *module,
 /// pmix_info_t info[], size_t ninfo)`: starts the server. Reads
-/// `pmix.srvr.tmpdir`, `pmix.srv.nspace` and `pmix.srv.rank` (PROC_RANK
-/// or UINT32); the module's non-NULL slots serve the up-calls.
+/// `pmix.srvr.tmpdir`, `pmix.sys.tmpdir`, `pmix.srv.nspace` and
+/// `pmix.srv.rank` (PROC_RANK or UINT32); the module's non-NULL slots
+/// serve the up-calls. Creates the server's session directory (mode 0700)
+/// under `pmix.srvr.tmpdir`, else `pmix.sys.tmpdir`, else the system temp
+/// dir, for the jobs' directories (`server/dirs.rs`).
 ///
 /// # Safety
 /// `module` NULL or valid for the life of the server; `info` NULL or
@@ -198,11 +206,25 @@ pub unsafe extern "C" fn PMIx_server_init(
             unsafe { *module }
         };
         let h = Arc::new(host::CHost::new(module, Arc::clone(objects())));
-        let server = Server::init(cfg, Arc::clone(&h) as Arc<dyn pmix_server::Host>)?;
+        dirs::start(&dirs::base(&infos))?;
+        let server = match Server::init(cfg, Arc::clone(&h) as Arc<dyn pmix_server::Host>) {
+            Ok(s) => s,
+            Err(e) => {
+                dirs::stop();
+                return Err(e);
+            }
+        };
         *HOST
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(h);
-        let events = ProcessEvents::start(server.proc().clone())?;
+        let events = match ProcessEvents::start(server.proc().clone()) {
+            Ok(e) => e,
+            Err(e) => {
+                server.stop();
+                dirs::stop();
+                return Err(e);
+            }
+        };
         *EVENTS
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(events);
@@ -245,6 +267,7 @@ pub extern "C" fn PMIx_server_finalize() -> pmix_status_t {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .clear();
+            dirs::stop();
             PMIX_SUCCESS
         }
     }
@@ -312,7 +335,12 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
         // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
         let mut infos = unsafe { infos_in_lossy(info, ninfo) };
         normalize(&mut infos);
-        s.register_nspace(&ns, u32::try_from(nlocalprocs.max(0)).unwrap_or(0), &infos)
+        let created = dirs::supply(&ns, &mut infos)?;
+        let r = s.register_nspace(&ns, u32::try_from(nlocalprocs.max(0)).unwrap_or(0), &infos);
+        if r.is_err() && created {
+            dirs::release(&ns);
+        }
+        r
     })();
     answer("PMIx_server_register_nspace", r, cbfunc, cbdata)
 }
@@ -336,7 +364,9 @@ pub unsafe extern "C" fn PMIx_server_deregister_nspace(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .retain(|p, _| p.nspace != ns);
-        s.deregister_nspace(&ns)
+        let r = s.deregister_nspace(&ns);
+        dirs::nspace_deregistered(&ns);
+        r
     })();
     let _ = answer("PMIx_server_deregister_nspace", r, cbfunc, cbdata);
 }
@@ -369,6 +399,9 @@ pub unsafe extern "C" fn PMIx_server_register_client(
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(p.clone(), server_object as usize);
         let r = s.register_client(&p, uid, gid);
+        if r.is_ok() {
+            dirs::client_registered(&p, uid);
+        }
         if r.is_err() {
             objects()
                 .lock()
@@ -402,6 +435,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_client(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .remove(&p);
+        dirs::client_deregistered(&p);
         s.deregister_client(&p)
     })();
     let _ = answer("PMIx_server_deregister_client", r, cbfunc, cbdata);

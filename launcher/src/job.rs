@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,6 +13,8 @@ use pmix_server::{Server, ServerConfig, SingleNodeJob};
 use crate::cli::{Export, Options};
 use crate::host::{EventState, Events, LauncherHost};
 use crate::output::{tag, Forwarders, Sink};
+use crate::session_dir::SessionDir;
+use crate::watchdog::Watchdog;
 
 /// Exit status when the job timed out (as `timeout(1)`).
 pub const EXIT_TIMEOUT: i32 = 124;
@@ -159,44 +161,6 @@ fn signal_group(pgid: u32, sig: &str) -> bool {
         || quiet(Command::new("sh").args(["-c", "kill -\"$1\" \"$2\"", "sh", sig, &target]))
 }
 
-/// A helper `sh` in pmixrun's own process group that terminates the job's
-/// process group when pmixrun dies without cleaning up (Ctrl-C, SIGTERM,
-/// SIGKILL): it ignores those signals and waits for end-of-file on a pipe
-/// only pmixrun holds, then also removes the server's socket directory.
-/// Best effort: no watchdog when `sh` is missing.
-#[derive(Debug)]
-struct Watchdog {
-    child: Child,
-    _pipe: ChildStdin,
-}
-
-impl Watchdog {
-    const SCRIPT: &'static str = "trap '' INT TERM HUP QUIT; \
-         read -r _ ; kill -TERM \"-$1\" 2>/dev/null; rm -f \"$2\"; rmdir \"${2%/*}\" 2>/dev/null; \
-         sleep 2; kill -KILL \"-$1\" 2>/dev/null";
-
-    /// Starts a watchdog for process group `pgid`, which also removes the
-    /// server's `socket` and its directory.
-    fn start(pgid: u32, socket: &std::path::Path) -> Option<Watchdog> {
-        let mut child = Command::new("sh")
-            .args(["-c", Self::SCRIPT, "pmixrun-watchdog", &pgid.to_string()])
-            .arg(socket)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let pipe = child.stdin.take()?;
-        Some(Watchdog { child, _pipe: pipe })
-    }
-
-    /// The job ended normally: the watchdog is not needed any more.
-    fn dismiss(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// The running job: its children, their process group, and the state of
 /// termination.
 #[derive(Debug)]
@@ -334,12 +298,13 @@ fn exported_env(exports: &[Export]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The server and the job's registrations.
+/// The server, the job's registrations and its directories.
 struct Setup {
     server: Server,
     nspace: Nspace,
     procs: Vec<Proc>,
     events: Arc<Events>,
+    dirs: SessionDir,
 }
 
 impl Setup {
@@ -348,6 +313,8 @@ impl Setup {
         let ns = |s: String| Nspace::new(&s).map_err(|e| format!("bad namespace {s:?}: {e}"));
         let server_ns = ns(format!("pmixrun-{pid}"))?;
         let nspace = ns(format!("pmixrun-{pid}-job"))?;
+        // Removed again on every early return (drop).
+        let dirs = SessionDir::create(&std::env::temp_dir(), &nspace)?;
         let events = Arc::new(Events::new(np));
         let host = Arc::new(LauncherHost::new(nspace.clone(), Arc::clone(&events)));
         let mut cfg = ServerConfig::new(server_ns);
@@ -370,6 +337,7 @@ impl Setup {
             nspace,
             procs,
             events,
+            dirs,
         };
         // Clients first, then the namespace (the C API's order).
         for p in &setup.procs {
@@ -379,7 +347,9 @@ impl Setup {
                 return Err(msg);
             }
         }
-        let infos = SingleNodeJob::new(setup.nspace.clone(), np, hostname).infos();
+        let infos = SingleNodeJob::new(setup.nspace.clone(), np, hostname)
+            .with_dirs(setup.dirs.tmpdir(), setup.dirs.nsdir())
+            .infos();
         let registered = infos.and_then(|i| setup.server.register_nspace(&setup.nspace, np, &i));
         if let Err(e) = registered {
             let msg = format!("cannot register namespace {}: {e}", setup.nspace);
@@ -389,13 +359,17 @@ impl Setup {
         Ok(setup)
     }
 
-    /// Deregisters the clients and the namespace and finalizes the server.
+    /// Deregisters the clients and the namespace, finalizes the server and
+    /// removes the job's directories (a failure to is reported on stderr).
     fn teardown(self) {
         for p in &self.procs {
             let _ = self.server.deregister_client(p);
         }
         let _ = self.server.deregister_nspace(&self.nspace);
         self.server.finalize();
+        for msg in self.dirs.remove() {
+            eprintln!("pmixrun: {msg}");
+        }
     }
 }
 
@@ -418,13 +392,19 @@ pub fn run(opts: &Options) -> i32 {
         kill_sent: false,
     };
     let mut fwd = Forwarders::new();
-    let watchdog = spawn_all(opts, &setup, &mut sup, &mut fwd);
+    let mut watchdog = Watchdog::start(
+        setup.server.socket_path(),
+        setup.dirs.path(),
+        &setup.dirs.identity(),
+    );
+    spawn_all(opts, &setup, &mut sup, &mut fwd, watchdog.as_mut());
     let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
     sup.run(&setup.events, deadline);
+    // The watchdog stays until the directories are gone.
+    setup.teardown();
     if let Some(w) = watchdog {
         w.dismiss();
     }
-    setup.teardown();
     fwd.finish(DRAIN_IDLE);
     match &sup.failure {
         None => 0,
@@ -435,20 +415,21 @@ pub fn run(opts: &Options) -> i32 {
     }
 }
 
-/// Starts every rank (in one new process group, led by rank 0) and its
-/// forwarders; on a failure records it in `sup` and starts no more.
+/// Starts every rank (in one new process group, led by rank 0, which the
+/// watchdog is told) and its forwarders; on a failure records it in `sup`
+/// and starts no more.
 fn spawn_all(
     opts: &Options,
     setup: &Setup,
     sup: &mut Supervisor,
     fwd: &mut Forwarders,
-) -> Option<Watchdog> {
+    mut watchdog: Option<&mut Watchdog>,
+) {
     let n = opts.np;
     let exports = exported_env(&opts.exports);
     // Rank 0 reads pmixrun's stdin, unless it is a terminal: the ranks run
     // in a background process group, where reading one stops them.
     let stdin_ok = !std::io::stdin().is_terminal();
-    let mut watchdog = None;
     for (rank, proc) in (0..n).zip(&setup.procs) {
         let fork_env = match setup.server.setup_fork(proc) {
             Ok(v) => v,
@@ -489,7 +470,9 @@ fn spawn_all(
         let pid = child.id();
         if sup.pgid.is_none() {
             sup.pgid = Some(pid);
-            watchdog = Watchdog::start(pid, setup.server.socket_path());
+            if let Some(w) = watchdog.as_deref_mut() {
+                w.watch_group(pid);
+            }
         }
         let streams = [
             child
@@ -519,7 +502,6 @@ fn spawn_all(
             break;
         }
     }
-    watchdog
 }
 
 #[cfg(test)]

@@ -12,14 +12,20 @@
 //! # Flow
 //!
 //! 1. **Server.** A [`pmix_server::Server`] of namespace `pmixrun-<pid>`
-//!    with `max_clients = N`, its socket directory under
-//!    [`std::env::temp_dir`], its log (refused or dropped connections) on
+//!    with `max_clients = N`, its socket directory (`pmixrs.<pid>.<n>`, mode
+//!    0700) under [`std::env::temp_dir`], its log (refused or dropped connections) on
 //!    stderr only with `-v`. Its host records, for each rank, whether the
 //!    client connected, whether it finalized, and the first abort request,
 //!    and wakes the supervisor; it never blocks a server thread.
-//! 2. **Registration.** Every rank of the job namespace `pmixrun-<pid>-job`
-//!    is registered with pmixrun's own uid/gid, then the namespace with the
-//!    job data of [`pmix_server::SingleNodeJob`] (the C API's order).
+//! 2. **Directories and registration.** pmixrun creates its session
+//!    directory `$TMPDIR/pmixrun.<uid>.<pid>.<random>` (mode 0700) and in
+//!    it the job's directory, named after the namespace (mode 0700); they
+//!    are registered as `PMIX_TMPDIR` and `PMIX_NSDIR` with
+//!    `PMIX_TDIR_RMCLEAN` true — never the system temp dir itself, which
+//!    Open MPI, launched directly, removes recursively at finalize. Every
+//!    rank of the job namespace `pmixrun-<pid>-job` is registered with
+//!    pmixrun's own uid/gid, then the namespace with the job data of
+//!    [`pmix_server::SingleNodeJob`] (the C API's order).
 //! 3. **Spawn.** N children of `program args…`, each with pmixrun's
 //!    environment, the `-x` variables, `OMPI_COMM_WORLD_{SIZE,RANK,
 //!    LOCAL_RANK,LOCAL_SIZE}` and what `setup_fork` gives (`PMIX_NAMESPACE`,
@@ -28,9 +34,10 @@
 //!    once. Rank 0 reads pmixrun's stdin unless that is a terminal (a
 //!    background process group would be stopped reading it); the others
 //!    read `/dev/null`. A small `sh` watchdog in pmixrun's own process group
-//!    kills the job's group if pmixrun dies without cleaning up (Ctrl-C,
-//!    SIGTERM, SIGKILL), since pmixrun cannot catch signals without
-//!    `unsafe`.
+//!    kills the job's group and removes the server's socket and pmixrun's
+//!    session directory (if its device and inode are still those pmixrun
+//!    created) if pmixrun dies without cleaning up (Ctrl-C, SIGTERM,
+//!    SIGKILL), since pmixrun cannot catch signals without `unsafe`.
 //! 4. **Output.** Each child's stdout and stderr are pipes read by one
 //!    thread per stream, which writes whole lines to pmixrun's stdout /
 //!    stderr (one write and flush per line, so lines never interleave).
@@ -41,8 +48,11 @@
 //!    is seen at once) and checks the abort request and the timeout. The
 //!    first failure decides the exit status and starts termination: SIGTERM
 //!    to the process group, SIGKILL to the group and every child 2 s later.
-//! 6. **Teardown.** Once every child is reaped: the clients and the
-//!    namespace are deregistered, the server finalized, the output threads
+//! 6. **Teardown.** Once every child is reaped, whatever ended the job
+//!    (success, a failed rank, an abort, `--timeout`): the clients and the
+//!    namespace are deregistered, the server finalized, the job's directory
+//!    and the session directory removed with their contents (each only if
+//!    it is still the directory pmixrun created), the output threads
 //!    drained (one that waits for input 250 ms after the last child ended
 //!    belongs to a leftover grandchild and is abandoned), the failure (if
 //!    any) is reported on stderr and pmixrun exits.
@@ -72,6 +82,8 @@ mod host;
 mod job;
 mod output;
 mod pubsub;
+mod session_dir;
+mod watchdog;
 
 pub use cli::{parse_args, Export, Options, UsageError, MAX_NP, USAGE};
 pub use job::{run, EXIT_INTERNAL, EXIT_NOEXEC, EXIT_TIMEOUT};

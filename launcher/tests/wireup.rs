@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -111,7 +111,13 @@ fn register(server: &Server, ns: &Nspace, n: u32) {
             .register_client(&Proc::from_parts(ns.clone(), Rank(r)), uid, gid)
             .unwrap();
     }
+    // The directory keys' paths are only read by the clients, never made.
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wireup-never-made");
     let infos = SingleNodeJob::new(ns.clone(), n, "testnode")
+        .with_dirs(
+            tmp.to_string_lossy(),
+            tmp.join(ns.as_str()).to_string_lossy(),
+        )
         .infos()
         .unwrap();
     server.register_nspace(ns, n, &infos).unwrap();

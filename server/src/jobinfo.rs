@@ -6,6 +6,15 @@
 use pmix_core::attrs;
 use pmix_core::{DataArray, Info, Nspace, Rank, Result, Value};
 
+/// The scratch directories of a job (paths as registered).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScratchDirs {
+    /// `PMIX_TMPDIR`: the host's session directory.
+    pub tmpdir: String,
+    /// `PMIX_NSDIR`: the job's own directory, under `tmpdir`.
+    pub nsdir: String,
+}
+
 /// A job of `size` ranks all on this node, one application.
 #[derive(Clone, Debug)]
 pub struct SingleNodeJob {
@@ -15,8 +24,13 @@ pub struct SingleNodeJob {
     pub size: u32,
     /// This node's name.
     pub hostname: String,
-    /// The job's temporary directory.
-    pub tmpdir: String,
+    /// The job's scratch directories, registered as `PMIX_TMPDIR` and
+    /// `PMIX_NSDIR` with `PMIX_TDIR_RMCLEAN` true: fresh directories of
+    /// this job that the host removes when the job ends (see
+    /// [`JobDirs`](crate::JobDirs)), never a shared directory such as
+    /// `/tmp` (Open MPI removes what it is given). `None` (the default):
+    /// no directory keys, the clients choose their own.
+    pub dirs: Option<ScratchDirs>,
     /// Number of CPUs on the node (for the locality string).
     pub cpus: u32,
     /// The universe size (at least `size`).
@@ -31,10 +45,21 @@ impl SingleNodeJob {
             nspace,
             size,
             hostname: hostname.into(),
-            tmpdir: std::env::temp_dir().to_string_lossy().into_owned(),
+            dirs: None,
             cpus,
             univ_size: size,
         }
+    }
+
+    /// The same job with scratch directories `tmpdir` (`PMIX_TMPDIR`) and
+    /// `nsdir` (`PMIX_NSDIR`), which the host removes at the end of the
+    /// job.
+    pub fn with_dirs(mut self, tmpdir: impl Into<String>, nsdir: impl Into<String>) -> Self {
+        self.dirs = Some(ScratchDirs {
+            tmpdir: tmpdir.into(),
+            nsdir: nsdir.into(),
+        });
+        self
     }
 
     /// The infos for [`Server::register_nspace`](crate::Server::register_nspace):
@@ -67,9 +92,12 @@ impl SingleNodeJob {
             Info::new(attrs::LOCAL_PEERS, Value::String(peers))?,
             Info::new("pmix.lldr", Value::Rank(Rank(0)))?,
             Info::new(attrs::HOSTNAME, Value::String(self.hostname.clone()))?,
-            Info::new(attrs::TMPDIR, Value::String(self.tmpdir.clone()))?,
-            Info::new(attrs::NSDIR, Value::String(self.tmpdir.clone()))?,
         ];
+        if let Some(d) = &self.dirs {
+            v.push(Info::new(attrs::TMPDIR, Value::String(d.tmpdir.clone()))?);
+            v.push(Info::new(attrs::NSDIR, Value::String(d.nsdir.clone()))?);
+            v.push(Info::new(attrs::TDIR_RMCLEAN, Value::Bool(true))?);
+        }
         for r in 0..n {
             let local = u16::try_from(r).unwrap_or(u16::MAX);
             let proc_data = vec![
@@ -104,9 +132,39 @@ mod tests {
     use super::*;
     use pmix_core::DataType;
 
+    fn job_level<'a>(infos: &'a [Info], key: &str) -> Option<&'a Value> {
+        infos
+            .iter()
+            .find(|i| i.key.as_str() == key)
+            .map(|i| &i.value)
+    }
+
+    #[test]
+    fn directories_only_as_given() {
+        let job = SingleNodeJob::new(Nspace::new("job").unwrap(), 1, "node0");
+        let infos = job.infos().unwrap();
+        for k in [attrs::TMPDIR, attrs::NSDIR, attrs::TDIR_RMCLEAN] {
+            assert_eq!(job_level(&infos, k), None, "{k}");
+        }
+        let infos = job.with_dirs("/t/s", "/t/s/job").infos().unwrap();
+        assert_eq!(
+            job_level(&infos, attrs::TMPDIR),
+            Some(&Value::String("/t/s".into()))
+        );
+        assert_eq!(
+            job_level(&infos, attrs::NSDIR),
+            Some(&Value::String("/t/s/job".into()))
+        );
+        assert_eq!(
+            job_level(&infos, attrs::TDIR_RMCLEAN),
+            Some(&Value::Bool(true))
+        );
+    }
+
     #[test]
     fn every_key_has_the_standard_type() {
-        let job = SingleNodeJob::new(Nspace::new("job").unwrap(), 3, "node0");
+        let job = SingleNodeJob::new(Nspace::new("job").unwrap(), 3, "node0")
+            .with_dirs("/t/s", "/t/s/job");
         let infos = job.infos().unwrap();
         let mut per_rank = 0;
         for i in &infos {

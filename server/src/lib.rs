@@ -22,12 +22,16 @@
 //!   which also caches them for clients registered later, holds job events
 //!   until every local target has them, and registers with the host for the
 //!   codes its clients want ([`Host::register_events`]).
+//! - Job directories ([`jobdir`]): [`JobDirs`] makes the fresh 0700
+//!   `PMIX_TMPDIR` / `PMIX_NSDIR` a host hands its jobs and removes them
+//!   again, only while they are still the directories it created.
 
 mod conn;
 mod data;
 mod event;
 mod fence;
 pub mod host;
+pub mod jobdir;
 pub mod jobinfo;
 mod services;
 mod state;
@@ -51,7 +55,8 @@ use pmix_shm::store::{StoreParams, StoreWriter};
 use pmix_shm::sync::{AtomicBool, Ordering};
 
 pub use host::{Completion, Host, NullHost};
-pub use jobinfo::SingleNodeJob;
+pub use jobdir::{JobDirs, OwnedDir, Removal};
+pub use jobinfo::{ScratchDirs, SingleNodeJob};
 
 use state::State;
 

@@ -117,13 +117,13 @@ attributes! {
 
     // Scratch directories.
     Standard TMPDIR = "pmix.tmpdir": STRING
-        => "Top-level scratch directory of the session.";
+        => "Top-level scratch directory of the session. Open MPI launched directly removes it recursively: pmixrun and the C server API give a fresh 0700 directory of their own, never the system temp dir.";
     Standard NSDIR = "pmix.nsdir": STRING
-        => "Scratch directory of the namespace, under TMPDIR.";
+        => "Scratch directory of the namespace, under TMPDIR. pmixrun and the C server API (when the host gives none) create a fresh 0700 one per namespace and remove it at the job's end.";
     Standard PROCDIR = "pmix.pdir": STRING
         => "Scratch directory of the process, under NSDIR.";
     Standard TDIR_RMCLEAN = "pmix.tdir.rmclean": BOOL
-        => "The RM removes the scratch directories itself.";
+        => "The RM removes the scratch directories itself; pmixrun sets it, and so does the C server API when it supplied both directories.";
 
     // Who is asking.
     Standard USERID = "pmix.euid": UINT32

@@ -1,0 +1,65 @@
+//! The watchdog: a helper `sh` in pmixrun's own process group that cleans
+//! up when pmixrun dies without doing so itself (Ctrl-C, SIGTERM,
+//! SIGKILL: pmixrun cannot catch signals without `unsafe`).
+//!
+//! It ignores those signals and reads a pipe only pmixrun holds: first a
+//! line with the job's process group (written once rank 0 runs), then
+//! end-of-file, which comes when pmixrun is gone. Then it sends SIGTERM to
+//! the job's process group, removes the server's socket and its
+//! directory, sends SIGKILL 2 s later, and removes pmixrun's session
+//! directory if its device and inode are still the ones pmixrun created
+//! (`stat -c %d:%i`; `rm -rf` follows no symbolic link). When pmixrun ends
+//! normally it removes everything itself and kills the watchdog
+//! ([`Watchdog::dismiss`]). Best effort: no watchdog when `sh` is missing.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+
+/// A started watchdog.
+#[derive(Debug)]
+pub(crate) struct Watchdog {
+    child: Child,
+    pipe: ChildStdin,
+}
+
+impl Watchdog {
+    /// `$1`: the server's socket; `$2`: the session directory; `$3` its
+    /// `<dev>:<ino>`. An empty group line (pmixrun died before rank 0
+    /// ran) skips the signals.
+    const SCRIPT: &'static str = "trap '' INT TERM HUP QUIT; \
+         read -r g; [ -n \"$g\" ] && read -r _; \
+         [ -n \"$g\" ] && kill -TERM \"-$g\" 2>/dev/null; \
+         rm -f \"$1\"; rmdir \"${1%/*}\" 2>/dev/null; \
+         [ -n \"$g\" ] && sleep 2 && kill -KILL \"-$g\" 2>/dev/null; \
+         [ \"$(stat -c %d:%i -- \"$2\" 2>/dev/null)\" = \"$3\" ] && rm -rf -- \"$2\"";
+
+    /// Starts a watchdog for the server's `socket` and the session
+    /// directory `session` of identity `identity` (`<dev>:<ino>`).
+    pub(crate) fn start(socket: &Path, session: &Path, identity: &str) -> Option<Watchdog> {
+        let mut child = Command::new("sh")
+            .args(["-c", Self::SCRIPT, "pmixrun-watchdog"])
+            .arg(socket)
+            .arg(session)
+            .arg(identity)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let pipe = child.stdin.take()?;
+        Some(Watchdog { child, pipe })
+    }
+
+    /// Tells the watchdog the job's process group (once).
+    pub(crate) fn watch_group(&mut self, pgid: u32) {
+        let _ = writeln!(self.pipe, "{pgid}");
+        let _ = self.pipe.flush();
+    }
+
+    /// pmixrun cleaned up itself: the watchdog is not needed any more.
+    pub(crate) fn dismiss(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
