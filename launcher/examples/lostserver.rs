@@ -51,8 +51,7 @@ fn main() {
             .register_client(&Proc::from_parts(ns.clone(), Rank(r)), uid, gid)
             .expect("register client");
     }
-    let mut job = SingleNodeJob::new(ns.clone(), n, "lostnode");
-    job.tmpdir = dir.clone();
+    let job = SingleNodeJob::new(ns.clone(), n, "lostnode").with_dirs(dir.clone(), dir.clone());
     server
         .register_nspace(&ns, n, &job.infos().expect("job infos"))
         .expect("register nspace");
