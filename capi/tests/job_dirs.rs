@@ -21,7 +21,7 @@
 #[macro_use]
 mod common;
 
-use common::{expect_ok, have, our_lib, run, workdir, Ran};
+use common::{expect_ok, have, mpi_program, our_lib, workdir, Ran};
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -30,23 +30,6 @@ use std::time::{Duration, Instant};
 
 /// How long the job may take before the test calls it a hang.
 const DEADLINE: Duration = Duration::from_secs(120);
-
-/// Compiles `tests/mpi/<name>.c` with `mpicc` into `dir/<name>`.
-fn mpi_program(name: &str, dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/mpi")
-        .join(format!("{name}.c"));
-    let exe = dir.join(name);
-    let mut cmd = Command::new("mpicc");
-    cmd.args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-g"])
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .arg("-ldl");
-    let ran = run(cmd, dir, &format!("mpicc-{name}"), Duration::from_secs(120));
-    expect_ok(&ran, &format!("compiling {}", src.display()));
-    exe
-}
 
 /// The `pmixrun` of this workspace, built with the profile of this test
 /// (cargo builds another package's binaries only on request).

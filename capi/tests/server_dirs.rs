@@ -12,7 +12,6 @@
 //! them (`libpmix-dev`).
 
 #[macro_use]
-#[allow(dead_code)] // `have` is not needed here
 mod common;
 
 use common::{expect_ok, our_lib, run, workdir};
