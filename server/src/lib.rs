@@ -176,6 +176,10 @@ impl Inner {
 pub struct Server {
     inner: Arc<Inner>,
     listener: Mutex<Option<JoinHandle<()>>>,
+    /// The listening socket (a second handle): `stop` shuts it down to
+    /// wake the accept loop, which works whatever became of the socket
+    /// file.
+    waker: Option<UnixListener>,
 }
 
 impl Server {
@@ -277,10 +281,12 @@ impl Server {
             dir,
             socket_path,
         });
+        let waker = listener.try_clone().ok();
         let listener = conn::spawn_listener(Arc::clone(&inner), listener)?;
         Ok(Server {
             inner,
             listener: Mutex::new(Some(listener)),
+            waker,
         })
     }
 
@@ -480,7 +486,13 @@ impl Server {
         if self.inner.stopping.swap(true, Ordering::Relaxed) {
             return;
         }
-        // Wake the accept loop.
+        // Wake the accept loop: shutdown(2) of a listening socket makes a
+        // blocked accept return at once. Connecting to the socket's path
+        // also wakes it, but the path may be gone (someone removed the
+        // directory): then only the shutdown can.
+        if let Some(l) = &self.waker {
+            let _ = rustix::net::shutdown(l, rustix::net::Shutdown::Read);
+        }
         let _ = std::os::unix::net::UnixStream::connect(&self.inner.socket_path);
         let listener = self.listener.lock().take();
         if let Some(h) = listener {
