@@ -16,17 +16,4 @@ esac
 
 target_dir="${CARGO_TARGET_DIR:-target}"
 out="$target_dir/$profile/pmix-lib"
-mkdir -p "$out"
-# Replace atomically: a running job has libpmix.so.2 mapped, and writing
-# into that inode in place (cp over it) makes its pages change under the
-# job (SIGBUS). A fresh file renamed over the name leaves the old inode to
-# whoever still maps it.
-tmp="$(mktemp "$out/.libpmix.so.2.XXXXXX")"
-trap 'rm -f "$tmp"' EXIT
-cp "$target_dir/$profile/libpmix.so" "$tmp"
-chmod 0755 "$tmp"
-mv -f "$tmp" "$out/libpmix.so.2"
-trap - EXIT
-ln -sfn libpmix.so.2 "$out/libpmix.so.tmp.$$"
-mv -Tf "$out/libpmix.so.tmp.$$" "$out/libpmix.so"
-echo "$out/libpmix.so.2"
+exec capi/install-lib.sh "$target_dir/$profile/libpmix.so" "$out"

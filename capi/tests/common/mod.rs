@@ -55,21 +55,25 @@ pub fn workdir(name: &str) -> PathBuf {
     dir
 }
 
-/// The cdylib cargo built for this test run, laid out as a drop-in in
-/// `dir/lib`: `libpmix.so.2` plus the `libpmix.so` link `-lpmix` needs.
-pub fn our_lib(dir: &Path) -> PathBuf {
+/// The cdylib cargo built for this test run.
+pub fn built_lib() -> PathBuf {
     let exe = env::current_exe().unwrap();
     let deps = exe.parent().unwrap();
-    let built = [
+    [
         deps.join("libpmix.so"),
         deps.parent().unwrap().join("libpmix.so"),
     ]
     .into_iter()
     .find(|p| p.exists())
-    .expect("cargo builds the cdylib before the integration tests");
+    .expect("cargo builds the cdylib before the integration tests")
+}
+
+/// [`built_lib`] laid out as a drop-in in `dir/lib`: `libpmix.so.2` plus
+/// the `libpmix.so` link `-lpmix` needs.
+pub fn our_lib(dir: &Path) -> PathBuf {
     let lib = dir.join("lib");
     fs::create_dir_all(&lib).unwrap();
-    fs::copy(&built, lib.join("libpmix.so.2")).unwrap();
+    fs::copy(built_lib(), lib.join("libpmix.so.2")).unwrap();
     std::os::unix::fs::symlink("libpmix.so.2", lib.join("libpmix.so")).unwrap();
     lib
 }
