@@ -145,7 +145,9 @@ fn get_of_peers_that_already_exited_is_served() {
     let ran = mpirun(&exe, &lib, &dir, &["1", "0", "late"], "late");
     expect_ok(&ran, "late");
     assert!(
-        ran.stdout.lines().any(|l| l == "fence_get rank 0: 4 gets ok"),
+        ran.stdout
+            .lines()
+            .any(|l| l == "fence_get rank 0: 4 gets ok"),
         "rank 0 did not read the keys of its exited peers\n--- stdout\n{}\n--- stderr\n{}",
         ran.stdout,
         ran.stderr
