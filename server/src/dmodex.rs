@@ -286,20 +286,18 @@ pub(crate) fn get(
     key: String,
     info: Vec<Info>,
 ) {
-    let refresh = flag(&info, attrs::GET_REFRESH_CACHE);
     let local = data::card(inner, &proc).is_some();
-    // A refresh of a remote proc's data asks its node again.
-    if !refresh || local {
-        if let Some(v) = data::job_value(inner, &proc, &key) {
-            return send_get(conn, tag, Ok(v));
-        }
+    if let Some(v) = data::job_value(inner, &proc, &key) {
+        return send_get(conn, tag, Ok(v));
     }
     // Job-level keys, and reserved keys of a local proc, never wait: the
     // job data is complete from registration on.
     if !proc.rank.is_valid() || (local && pmix_core::proc::is_reserved_key(&key)) {
         return send_get(conn, tag, Err(not_found(&key, &proc, "")));
     }
-    let no_wait = flag(&info, attrs::OPTIONAL) || flag(&info, attrs::IMMEDIATE) || refresh;
+    let no_wait = flag(&info, attrs::OPTIONAL)
+        || flag(&info, attrs::IMMEDIATE)
+        || flag(&info, attrs::GET_REFRESH_CACHE);
     if local {
         // A local proc, registered or departed: wait for its commit.
         let c = Arc::clone(conn);
@@ -317,7 +315,9 @@ pub(crate) fn get(
                         .find(|(kk, _, _)| kk == &k)
                         .map(|(_, _, v)| v.clone())
                         .ok_or_else(|| {
-                            let why = if card.ended {
+                            let why = if card.has(&k) {
+                                " on this node (put with scope REMOTE)"
+                            } else if card.ended {
                                 " (it can commit no more)"
                             } else {
                                 " (not committed yet)"
