@@ -148,13 +148,16 @@ fn a_waiting_get_ends_with_lost_connection_within_a_second() {
     }
 }
 
+/// One node's part of a fence episode: node, blob, completion.
+type FencePart = (usize, Vec<u8>, Completion<Vec<u8>>);
+
 /// Two servers as two nodes: fence blobs and direct-modex requests go to
 /// the other one, from another thread, as a real RM's network would.
 #[derive(Default)]
 struct Link {
     nodes: Mutex<[Weak<Server>; 2]>,
     /// This episode's blobs and completions, by node.
-    fence: Mutex<Vec<(usize, Vec<u8>, Completion<Vec<u8>>)>>,
+    fence: Mutex<Vec<FencePart>>,
     /// The info of every direct-modex request, by requesting node.
     asked: Mutex<Vec<(usize, Vec<Info>)>>,
 }
