@@ -141,6 +141,7 @@ fn a_waiting_get_ends_with_lost_connection_within_a_second() {
             .parse()
             .unwrap();
         let after = at.saturating_sub(stopped);
+        eprintln!("PMIX_ERR_LOST_CONNECTION {after} ms after the server stopped");
         assert!(
             after < 1000,
             "LOST_CONNECTION {after} ms after the stop: {t}"

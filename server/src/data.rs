@@ -193,6 +193,9 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
         let slot = st.take_slot().ok_or_else(|| {
             Error::with_context(Status::ERR_OUT_OF_RESOURCE, "every client slot is taken")
         })?;
+        // Nothing it could have committed counts until its store is cleared
+        // below (the store may still hold a previous occupant's generation).
+        inner.dmodex.set_baseline(slot, u64::MAX);
         // A previous occupant's events must not reach this client; then it
         // gets the cached and held events meant for it.
         event::drain_stale(inner, slot);

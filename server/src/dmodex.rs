@@ -74,8 +74,9 @@ struct DmState {
     poller: bool,
 }
 
-/// Held requests and departed cards. Its lock is never held while the
-/// server's state lock is taken.
+/// Held requests and departed cards. Its lock may be taken under the
+/// server's state lock, never the other way round, and is never held while
+/// a completion runs.
 #[derive(Default)]
 pub(crate) struct Dmodex {
     st: Mutex<DmState>,
