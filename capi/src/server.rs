@@ -509,7 +509,10 @@ unsafe fn argv_append(argv: *mut *mut *mut c_char, item: &str) -> Result<()> {
 /// `pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
 /// pmix_dmodex_response_fn_t cbfunc, void *cbdata)`: this node's blob for
 /// a local client, delivered (library-owned, valid during the call) to
-/// `cbfunc` on the callback thread.
+/// `cbfunc` on the callback thread. A client that has not committed yet
+/// holds the request until it commits, finalizes, dies or is deregistered
+/// (the request names no key: any commit answers it); one that left is
+/// still served its card (docs/GET-RULES.md).
 ///
 /// # Safety
 /// `proc` valid; `cbfunc` callable from any thread.
@@ -522,30 +525,37 @@ pub unsafe extern "C" fn PMIx_server_dmodex_request(
     let Some(cb) = cbfunc else {
         return PMIX_ERR_BAD_PARAM;
     };
-    let r = (|| -> Result<Vec<u8>> {
+    let d = CPtr::new(cbdata);
+    // Runs on the callback thread whichever thread answers.
+    let answer = move |r: Result<Vec<u8>>| {
+        let (st, mut data) = match r {
+            Ok(d) => (PMIX_SUCCESS, d),
+            Err(e) => (fail_status("PMIx_server_dmodex_request", &e), Vec::new()),
+        };
+        defer(move || {
+            let d = d.get();
+            let (p, n) = if data.is_empty() {
+                (ptr::null_mut(), 0)
+            } else {
+                (data.as_mut_ptr().cast::<c_char>(), data.len())
+            };
+            // SAFETY: the caller's callback; the data lives until it returns.
+            unsafe { cb(st, p, n, d) };
+        });
+    };
+    let r = (|| -> Result<(Arc<Server>, pmix_core::Proc)> {
         let s = current()?;
         if proc_.is_null() {
             return Err(cmem::bad_param("NULL proc"));
         }
         // SAFETY: non-NULL and valid (caller guarantee).
         let p = proc_from_c(unsafe { &*proc_ })?;
-        s.dmodex_request(&p)
+        Ok((s, p))
     })();
-    let (st, mut data) = match r {
-        Ok(d) => (PMIX_SUCCESS, d),
-        Err(e) => (fail_status("PMIx_server_dmodex_request", &e), Vec::new()),
-    };
-    let d = CPtr::new(cbdata);
-    defer(move || {
-        let d = d.get();
-        let (p, n) = if data.is_empty() {
-            (ptr::null_mut(), 0)
-        } else {
-            (data.as_mut_ptr().cast::<c_char>(), data.len())
-        };
-        // SAFETY: the caller's callback; the data lives until it returns.
-        unsafe { cb(st, p, n, d) };
-    });
+    match r {
+        Ok((s, p)) => s.dmodex_request_nb(&p, &[], Box::new(answer)),
+        Err(e) => answer(Err(e)),
+    }
     PMIX_SUCCESS
 }
 

@@ -101,39 +101,42 @@ fn peer_reader(inner: &Inner, slot: u32) -> Option<&StoreReader> {
 /// Where a local peer's data stands.
 enum Peer {
     Found(Value),
-    /// Committed (at least once) without the key, or finalized / gone.
-    Absent,
-    /// Not committed yet and still running.
+    /// Put with scope REMOTE: never visible on this node.
+    OutsideScope,
+    /// It can commit no more: finalized, dead, or its slot was freed.
+    Ended,
+    /// Not committed (yet) and still running, or not started yet.
     Pending,
 }
 
 fn peer_lookup(inner: &Inner, proc: &Proc, slot: u32, key: &str) -> Peer {
     let Some(r) = peer_reader(inner, slot) else {
-        return Peer::Absent;
+        return Peer::Ended;
     };
+    // The state before the store: a peer's last commit happens before the
+    // server marks it finalized, dead or free (this Acquire load pairs with
+    // the server's Release store), so the lookup below already sees every
+    // commit when the state says `Ended`.
+    let state = inner
+        .barriers
+        .peer(slot)
+        .map_or(peer_state::DEAD, |c| c.state());
     let found = r
         .with(proc.nspace.as_str(), proc.rank.0, key, |b| {
             proto::decode_modex_value(b).ok()
         })
         .flatten();
-    if let Some((scope, v)) = found {
-        if scope != Scope::REMOTE {
-            return Peer::Found(v);
+    match found {
+        Some((scope, _)) if scope == Scope::REMOTE => Peer::OutsideScope,
+        Some((_, v)) => Peer::Found(v),
+        None if matches!(
+            state,
+            peer_state::FINALIZED | peer_state::DEAD | peer_state::FREE
+        ) =>
+        {
+            Peer::Ended
         }
-        return Peer::Absent;
-    }
-    let state = inner
-        .barriers
-        .peer(slot)
-        .map_or(peer_state::DEAD, |c| c.state());
-    if r.generation() > 0
-        || state == peer_state::FINALIZED
-        || state == peer_state::DEAD
-        || state == peer_state::FREE
-    {
-        Peer::Absent
-    } else {
-        Peer::Pending
+        None => Peer::Pending,
     }
 }
 
@@ -148,6 +151,17 @@ fn not_found(proc: &Proc, key: &str, why: &str) -> Error {
     )
 }
 
+fn timed_out(proc: &Proc, key: &str) -> Error {
+    Error::with_context(
+        Status::ERR_TIMEOUT,
+        format!(
+            "{key} of {}:{} was not committed before PMIX_TIMEOUT",
+            proc.nspace.as_str(),
+            rank_name(proc.rank)
+        ),
+    )
+}
+
 fn rank_name(r: Rank) -> String {
     match r {
         Rank::WILDCARD => "*".into(),
@@ -156,6 +170,35 @@ fn rank_name(r: Rank) -> String {
     }
 }
 
+/// Where a valid rank's data is, from one pin of the job table.
+enum Located {
+    /// In the job store: a remote proc's imported card, or the card a
+    /// departed local proc left behind.
+    Value(Value),
+    /// A local proc's client slot.
+    Slot(u32),
+    /// Neither: a remote proc (or a departed local one) — the server knows.
+    Elsewhere,
+}
+
+fn locate(inner: &Inner, proc: &Proc, key: &str) -> Located {
+    let (ns, rank) = (proc.nspace.as_str(), proc.rank.0);
+    match inner.job.pin() {
+        Ok(t) => match t.get(ns, rank, keys::SLOT).and_then(decode) {
+            Some(Value::Uint32(s)) => Located::Slot(s),
+            _ => t
+                .get(ns, rank, key)
+                .and_then(decode)
+                .map_or(Located::Elsewhere, Located::Value),
+        },
+        Err(_) => Located::Elsewhere,
+    }
+}
+
+/// The longest sleep of the local-peer wait loop.
+const MAX_BACKOFF: Duration = Duration::from_millis(2);
+
+/// Everything `get` looks at, with the rules of docs/GET-RULES.md.
 pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Result<Value> {
     pmix_core::proc::check_data_key(key)?;
     let reserved = pmix_core::proc::is_reserved_key(key);
@@ -184,15 +227,17 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
             return Ok(v);
         }
     }
-    // Own data, committed or not (reserved keys are never put).
-    if !reserved
-        && (proc == &inner.me || (proc.rank == Rank::UNDEF && proc.nspace == inner.me.nspace))
-    {
+    let rank = proc.rank;
+    // Own data, committed or not (reserved keys are never put). Nobody
+    // else can put it: a miss is final.
+    if !reserved && (proc == &inner.me || (rank == Rank::UNDEF && proc.nspace == inner.me.nspace)) {
         if let Some(p) = inner.puts.lock().iter().find(|p| p.key == key) {
             return Ok(p.value.clone());
         }
+        if proc == &inner.me {
+            return Err(not_found(proc, key, " (never put by this process)"));
+        }
     }
-    let rank = proc.rank;
     if rank == Rank::WILDCARD || (rank == Rank::UNDEF && reserved) {
         if let Some(v) = job(inner, ns, Rank::WILDCARD.0, key) {
             return Ok(v);
@@ -220,42 +265,73 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
         }
         return server_or_not_found(inner, proc, key, info, optional, deadline, refresh);
     }
-    // One pin of the job table: the proc's slot if it is local, else its
-    // value (remote cards land in the job store).
-    let (slot, value) = match inner.job.pin() {
-        Ok(t) => match t.get(ns, rank.0, keys::SLOT).and_then(decode) {
-            Some(Value::Uint32(s)) => (Some(s), None),
-            _ => (None, t.get(ns, rank.0, key).and_then(decode)),
-        },
-        Err(_) => (None, None),
-    };
-    if let Some(v) = value {
-        return Ok(v);
-    }
-    let Some(slot) = slot else {
-        // Not a local proc: its data comes from the server.
-        if optional {
-            return Err(not_found(proc, key, ""));
-        }
-        return server_get(inner, proc, key, info, deadline);
-    };
+    peer_get(
+        inner,
+        proc,
+        key,
+        info,
+        optional || immediate || refresh,
+        deadline,
+    )
+}
+
+/// A non-reserved key of another rank: shared memory for a local peer
+/// (waiting for its commit unless `no_wait`), the server for the others.
+fn peer_get(
+    inner: &Inner,
+    proc: &Proc,
+    key: &str,
+    info: &[Info],
+    no_wait: bool,
+    deadline: Option<Instant>,
+) -> Result<Value> {
     let mut backoff = Duration::from_micros(20);
     loop {
+        // The job table again each round: a peer that leaves moves its card
+        // there and gives its slot up.
+        let slot = match locate(inner, proc, key) {
+            Located::Value(v) => return Ok(v),
+            Located::Elsewhere if no_wait => return Err(not_found(proc, key, "")),
+            Located::Elsewhere => return server_get(inner, proc, key, info, deadline),
+            Located::Slot(s) => s,
+        };
         match peer_lookup(inner, proc, slot, key) {
             Peer::Found(v) => return Ok(v),
-            Peer::Absent => return Err(not_found(proc, key, "")),
-            Peer::Pending if optional || immediate => {
-                return Err(not_found(proc, key, " (not committed yet)"))
+            Peer::OutsideScope => {
+                return Err(not_found(
+                    proc,
+                    key,
+                    " on this node (put with scope REMOTE)",
+                ))
             }
+            Peer::Ended => {
+                // Its card may just have moved to the job store.
+                if let Located::Value(v) = locate(inner, proc, key) {
+                    return Ok(v);
+                }
+                return Err(not_found(proc, key, " (the proc can commit no more)"));
+            }
+            Peer::Pending if no_wait => return Err(not_found(proc, key, " (not committed yet)")),
             Peer::Pending => {}
         }
-        if let Some(d) = deadline {
-            if Instant::now() >= d {
-                return Err(not_found(proc, key, " before the timeout"));
-            }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(timed_out(proc, key));
         }
-        std::thread::sleep(backoff);
-        backoff = (backoff * 2).min(Duration::from_millis(2));
+        if inner.conn.is_lost() {
+            return Err(Error::with_context(
+                Status::ERR_LOST_CONNECTION,
+                format!(
+                    "get {key} of {}:{}: the connection to the server is lost",
+                    proc.nspace.as_str(),
+                    rank_name(proc.rank)
+                ),
+            ));
+        }
+        let nap = deadline.map_or(backoff, |d| {
+            backoff.min(d.saturating_duration_since(Instant::now()))
+        });
+        std::thread::sleep(nap);
+        backoff = (backoff * 2).min(MAX_BACKOFF);
     }
 }
 
@@ -321,9 +397,7 @@ fn server_get(
     };
     match inner.conn.request(&req, deadline) {
         Ok(r) => r.into_result()?.ok_or_else(|| not_found(proc, key, "")),
-        Err(e) if e.status() == Status::ERR_TIMEOUT => {
-            Err(not_found(proc, key, " before the timeout"))
-        }
+        Err(e) if e.status() == Status::ERR_TIMEOUT => Err(timed_out(proc, key)),
         Err(e) => Err(e),
     }
 }

@@ -234,7 +234,7 @@ fn wireup(c: &Client, me: &Proc, size: u32, wild: &Proc, peer: &dyn Fn(u32) -> P
 }
 
 /// Rank 1 commits late: rank 0's get with a short timeout fails with
-/// NOT_FOUND after the timeout; without a timeout it waits for the commit.
+/// PMIX_ERR_TIMEOUT after the timeout; without a timeout it waits for the commit.
 fn late(c: &Client, me: &Proc, peer: &dyn Fn(u32) -> Proc) {
     if me.rank.0 == 1 {
         std::thread::sleep(Duration::from_millis(2500));
@@ -245,7 +245,7 @@ fn late(c: &Client, me: &Proc, peer: &dyn Fn(u32) -> Proc) {
         let t0 = Instant::now();
         let timeout = [Info::new(attrs::TIMEOUT, Value::Int(1)).unwrap()];
         match c.get(&peer(1), "test.late", &timeout) {
-            Err(e) if e.status() == Status::ERR_NOT_FOUND => {}
+            Err(e) if e.status() == Status::ERR_TIMEOUT => {}
             other => fail(format!("late get with timeout: {other:?}")),
         }
         let waited = t0.elapsed();

@@ -14,7 +14,7 @@ use pmix_core::{Error, Proc, Result, Status};
 use pmix_shm::fdpass;
 use pmix_shm::sync::Ordering;
 
-use crate::{data, event, fence, services, Inner};
+use crate::{data, dmodex, event, fence, services, Inner};
 
 /// How long a new connection may take to send its [`Hello`].
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -422,7 +422,7 @@ fn dispatch(inner: &Arc<Inner>, conn: &Arc<Conn>, f: Frame) {
             );
         }
         Request::Fence { procs, info } => fence::arrive(inner, conn, tag, procs, info),
-        Request::Get { proc, key, info } => fence::get(inner, conn, tag, proc, key, info),
+        Request::Get { proc, key, info } => dmodex::get(inner, conn, tag, proc, key, info),
         Request::Commit { entries } => {
             let r = match data::socket_commit(inner, &conn.proc, &entries) {
                 Ok(()) => Reply::status(Status::SUCCESS),

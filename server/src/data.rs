@@ -170,6 +170,7 @@ pub(crate) fn deregister_nspace(inner: &Inner, nspace: &Nspace) -> Result<()> {
         }
         st.events.store.forget_nspace(nspace);
     }
+    inner.dmodex.forget_nspace(nspace);
     inner
         .store
         .lock()
@@ -192,6 +193,9 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
         let slot = st.take_slot().ok_or_else(|| {
             Error::with_context(Status::ERR_OUT_OF_RESOURCE, "every client slot is taken")
         })?;
+        // Nothing it could have committed counts until its store is cleared
+        // below (the store may still hold a previous occupant's generation).
+        inner.dmodex.set_baseline(slot, u64::MAX);
         // A previous occupant's events must not reach this client; then it
         // gets the cached and held events meant for it.
         event::drain_stale(inner, slot);
@@ -213,7 +217,8 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
         cell.set_pid(0);
         cell.set_state(peer_state::REGISTERED);
     }
-    clear_modex(inner, slot);
+    let baseline = clear_modex(inner, slot);
+    inner.dmodex.set_baseline(slot, baseline);
     inner
         .store
         .lock()
@@ -229,23 +234,35 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
     Ok(())
 }
 
-/// Empties a slot's modex store (a previous occupant's card must not leak).
-fn clear_modex(inner: &Inner, slot: u32) {
-    if let Ok(mut w) = inner.segment.store_writer(RegionKind::MODEX, slot) {
-        if w.generation() > 0 {
-            let _ = w.publish(pmix_shm::TableBuilder::new());
+/// Empties a slot's modex store (a previous occupant's card must not leak);
+/// the store's generation afterwards (the new occupant's commits raise it).
+fn clear_modex(inner: &Inner, slot: u32) -> u64 {
+    match inner.segment.store_writer(RegionKind::MODEX, slot) {
+        Ok(mut w) => {
+            if w.generation() > 0 {
+                let _ = w.publish(pmix_shm::TableBuilder::new());
+            }
+            w.generation()
         }
+        Err(_) => 0,
     }
 }
 
 pub(crate) fn deregister_client(inner: &Inner, proc: &Proc) -> Result<()> {
+    // Keep what it committed: its peers may still ask for it after it left
+    // (Open MPI's mpirun deregisters each client as soon as it exits, while
+    // its peers may not have read its card yet). Recorded before the proc
+    // leaves the registry, so a lookup always finds one or the other.
+    let kept = live_card(inner, proc);
+    if let Some(card) = &kept {
+        inner.dmodex.depart(proc, card.entries.clone());
+    }
     let rec = {
         let mut st = inner.state.lock();
         let rec = st.clients.remove(proc).ok_or_else(|| {
             Error::with_context(Status::ERR_NOT_FOUND, format!("{proc:?} is not registered"))
         })?;
         st.modex_readers.remove(&rec.slot);
-        st.free_slot(rec.slot);
         st.events.interest.forget(proc);
         rec
     };
@@ -253,55 +270,126 @@ pub(crate) fn deregister_client(inner: &Inner, proc: &Proc) -> Result<()> {
     if let Some(conn) = &rec.conn {
         conn.close();
     }
+    // One publication moves the locally visible card into the job store and
+    // drops the slot: a reader sees either the slot (whose store still holds
+    // the card: the slot is not reused before it is freed below) or the card.
+    let (ns, rank) = (proc.nspace.as_str(), proc.rank.0);
+    let moved = {
+        let mut store = inner.store.lock();
+        let moved = store.update(|t| {
+            t.remove(ns, rank, keys::SLOT);
+            for (k, scope, v) in kept.iter().flat_map(|c| &c.entries) {
+                if *scope != Scope::REMOTE {
+                    t.insert(ns, rank, k, codec::encode_value(v));
+                }
+            }
+        });
+        // A card that does not fit: only the slot goes (the server still
+        // answers for the departed proc).
+        moved.or_else(|_| {
+            store.update(|t| {
+                t.remove(ns, rank, keys::SLOT);
+            })
+        })
+    };
     if let Some(cell) = inner.barriers.peer(rec.slot) {
         cell.set_state(peer_state::FREE);
     }
-    inner
-        .store
-        .lock()
-        .update(|t| {
-            t.remove(proc.nspace.as_str(), proc.rank.0, keys::SLOT);
-        })
-        .map_err(Error::from)?;
+    inner.state.lock().free_slot(rec.slot);
+    moved.map_err(Error::from)?;
     Ok(())
 }
 
-/// The committed entries of the local client `proc` visible to readers on
-/// other nodes (`remote == true`: scopes REMOTE and GLOBAL) or on this node.
-pub(crate) fn committed(inner: &Inner, proc: &Proc, remote: bool) -> Result<Vec<Info>> {
+/// What a local proc committed, as the server reads it.
+#[derive(Debug)]
+pub(crate) struct Card {
+    /// Every entry with the scope it was put with.
+    pub(crate) entries: Vec<(String, Scope, Value)>,
+    /// It committed since it was registered.
+    pub(crate) committed: bool,
+    /// It can commit no more: finalized, dead or deregistered.
+    pub(crate) ended: bool,
+}
+
+impl Card {
+    /// The entries a reader on another node (`remote`) or on this node sees.
+    pub(crate) fn visible(&self, remote: bool) -> impl Iterator<Item = &(String, Scope, Value)> {
+        self.entries.iter().filter(move |(_, scope, _)| {
+            if remote {
+                *scope != Scope::LOCAL
+            } else {
+                *scope != Scope::REMOTE
+            }
+        })
+    }
+
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.entries.iter().any(|(k, _, _)| k == key)
+    }
+}
+
+/// The card of a registered local client, read from its modex store.
+fn live_card(inner: &Inner, proc: &Proc) -> Option<Card> {
     let mut st = inner.state.lock();
-    let slot = st.clients.get(proc).map(|c| c.slot).ok_or_else(|| {
-        Error::with_context(Status::ERR_NOT_FOUND, format!("{proc:?} is not local"))
-    })?;
+    let (slot, ended) = st
+        .clients
+        .get(proc)
+        .map(|c| (c.slot, c.finalized || c.dead))?;
     let reader = match st.modex_readers.entry(slot) {
         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-        std::collections::hash_map::Entry::Vacant(e) => e.insert(
-            inner
-                .segment
-                .store_reader(RegionKind::MODEX, slot)
-                .map_err(Error::from)?,
-        ),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            match inner.segment.store_reader(RegionKind::MODEX, slot) {
+                Ok(r) => e.insert(r),
+                Err(_) => {
+                    return Some(Card {
+                        entries: Vec::new(),
+                        committed: false,
+                        ended,
+                    })
+                }
+            }
+        }
     };
-    let table = reader
-        .pin()
-        .map_err(|_| Error::with_context(Status::ERR_NOT_FOUND, "modex store not readable"));
-    let mut out = Vec::new();
-    if let Ok(table) = table {
+    let mut entries = Vec::new();
+    let mut generation = 0;
+    if let Ok(table) = reader.pin() {
+        generation = table.generation();
         for (k, bytes) in table.keys_for(proc.nspace.as_str(), proc.rank.0) {
-            let Ok((scope, value)) = proto::decode_modex_value(bytes) else {
-                continue;
-            };
-            let visible = if remote {
-                scope != Scope::LOCAL
-            } else {
-                scope != Scope::REMOTE
-            };
-            if visible {
-                out.push(Info::new(k, value)?);
+            if let Ok((scope, value)) = proto::decode_modex_value(bytes) {
+                entries.push((k.to_owned(), scope, value));
             }
         }
     }
-    Ok(out)
+    drop(st);
+    Some(Card {
+        entries,
+        committed: generation > inner.dmodex.baseline(slot),
+        ended,
+    })
+}
+
+/// The card of a local proc, registered or departed; `None` when `proc`
+/// is not (and was not) a client of this server.
+pub(crate) fn card(inner: &Inner, proc: &Proc) -> Option<Card> {
+    live_card(inner, proc).or_else(|| {
+        inner.dmodex.departed(proc).map(|entries| Card {
+            entries,
+            committed: true,
+            ended: true,
+        })
+    })
+}
+
+/// The committed entries of the local client `proc` (registered or
+/// departed) visible to readers on other nodes (`remote == true`: scopes
+/// REMOTE and GLOBAL) or on this node.
+pub(crate) fn committed(inner: &Inner, proc: &Proc, remote: bool) -> Result<Vec<Info>> {
+    let card = card(inner, proc).ok_or_else(|| {
+        Error::with_context(Status::ERR_NOT_FOUND, format!("{proc:?} is not local"))
+    })?;
+    card.visible(remote)
+        .map(|(k, _, v)| Info::new(k, v.clone()))
+        .collect()
 }
 
 /// One modex blob holding the remote-visible data of `procs` (local ones).

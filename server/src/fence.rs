@@ -1,6 +1,6 @@
 //! Server-side fence trackers (fences the shared-memory barrier cannot do:
-//! subsets, several namespaces, participants on other nodes) and server-side
-//! `get` (direct modex).
+//! subsets, several namespaces, participants on other nodes); the
+//! server-side `get` is in `dmodex.rs`.
 //!
 //! # Timeouts
 //!
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use pmix_core::proto::{msg, Reply};
-use pmix_core::{attrs, Error, Info, Proc, Rank, Status, Value};
+use pmix_core::{attrs, Error, Info, Proc, Rank, Status};
 
 use crate::conn::Conn;
 use crate::state::{Entry, FenceEpisodes, State};
@@ -349,67 +349,4 @@ pub(crate) fn proc_lost(inner: &Inner, proc: &Proc) {
     for t in failed {
         finish(&t, &Reply::error(&e));
     }
-}
-
-fn send_get(c: &Conn, tag: u32, r: Result<Value, Error>) {
-    let reply = match r {
-        Ok(v) => Reply {
-            status: Status::SUCCESS,
-            value: Some(v),
-            message: String::new(),
-        },
-        Err(e) => Reply::error(&e),
-    };
-    c.reply(msg::GET, tag, &reply);
-}
-
-fn not_found(key: &str, proc: &Proc) -> Error {
-    Error::with_context(
-        Status::ERR_NOT_FOUND,
-        format!("{key} not found for {proc:?}"),
-    )
-}
-
-/// A `get` the client could not serve from shared memory.
-pub(crate) fn get(
-    inner: &Arc<Inner>,
-    conn: &Arc<Conn>,
-    tag: u32,
-    proc: Proc,
-    key: String,
-    info: Vec<Info>,
-) {
-    if let Some(v) = data::job_value(inner, &proc, &key) {
-        return send_get(conn, tag, Ok(v));
-    }
-    let local = inner.state.lock().clients.contains_key(&proc);
-    if local || !proc.rank.is_valid() {
-        let found = if local {
-            data::committed(inner, &proc, false)
-                .ok()
-                .and_then(|v| v.into_iter().find(|i| i.key.as_str() == key))
-                .map(|i| i.value)
-        } else {
-            None
-        };
-        return send_get(conn, tag, found.ok_or_else(|| not_found(&key, &proc)));
-    }
-    // A remote proc: ask the host for its data.
-    let mut dinfo = info;
-    if let Ok(k) = Info::new(attrs::REQUIRED_KEY, Value::String(key.clone())) {
-        dinfo.push(k);
-    }
-    let i = Arc::clone(inner);
-    let c = Arc::clone(conn);
-    let p = proc.clone();
-    inner.host.direct_modex(
-        &proc,
-        &dinfo,
-        Box::new(move |r| {
-            let r = r
-                .and_then(|bytes| data::import_blobs(&i, &bytes))
-                .and_then(|()| data::job_value(&i, &p, &key).ok_or_else(|| not_found(&key, &p)));
-            send_get(&c, tag, r);
-        }),
-    );
 }

@@ -28,6 +28,7 @@
 
 mod conn;
 mod data;
+mod dmodex;
 mod event;
 mod fence;
 pub mod host;
@@ -149,6 +150,8 @@ pub(crate) struct Inner {
     /// Values the host stored with `PMIx_Store_internal` (this process
     /// only), newest last.
     pub(crate) internal: Mutex<Vec<(Proc, String, Value)>>,
+    /// Held `get`s and direct-modex requests, departed clients' cards.
+    pub(crate) dmodex: dmodex::Dmodex,
     pub(crate) stopping: AtomicBool,
     pub(crate) dir: PathBuf,
     pub(crate) socket_path: PathBuf,
@@ -270,6 +273,7 @@ impl Server {
                 cfg.event_cache_size,
             )),
             internal: Mutex::new(Vec::new()),
+            dmodex: dmodex::Dmodex::default(),
             cfg,
             me,
             host,
@@ -374,12 +378,30 @@ impl Server {
 
     /// This node's modex blob for `proc` (what a remote server's
     /// [`Host::direct_modex`] wants): its committed data of scope REMOTE or
-    /// GLOBAL.
+    /// GLOBAL, as it is now (never waits; see
+    /// [`dmodex_request_nb`](Self::dmodex_request_nb)). A client that
+    /// already finalized or was deregistered still has its card served.
     ///
     /// # Errors
-    /// `PMIX_ERR_NOT_FOUND` when `proc` is not a local client.
+    /// `PMIX_ERR_NOT_FOUND` when `proc` is not (and was not) a local client.
     pub fn dmodex_request(&self, proc: &Proc) -> Result<Vec<u8>> {
         data::node_blob(&self.inner, std::slice::from_ref(proc))
+    }
+
+    /// [`dmodex_request`](Self::dmodex_request) that waits, as the PMIx
+    /// Standard's retrieval rules ask of the node holding the proc: `done`
+    /// gets the blob once `proc` has committed the `PMIX_REQUIRED_KEY` of
+    /// `info` (without one: once it has committed anything), or can commit
+    /// no more (finalized, dead, deregistered: the blob has what it
+    /// committed), or — with `PMIX_TIMEOUT` in `info` — `PMIX_ERR_TIMEOUT`
+    /// when that passes first. `PMIX_IMMEDIATE` or
+    /// `PMIX_GET_REFRESH_CACHE` answer at once. `done` runs on this thread
+    /// or on the server's poller thread.
+    ///
+    /// Errors (through `done`): `PMIX_ERR_NOT_FOUND` when `proc` is not a
+    /// local client; `PMIX_ERR_UNREACH` when the server stops first.
+    pub fn dmodex_request_nb(&self, proc: &Proc, info: &[Info], done: Completion<Vec<u8>>) {
+        dmodex::request(&self.inner, proc, info, done);
     }
 
     /// The host's `PMIx_Notify_event`: delivers an event to every registered

@@ -3,6 +3,11 @@
  * servers driven by a foreign host). Checks the job data its server
  * registered (own and peer rank), then the two multi-node data paths:
  *
+ *  - first, before anything was committed: rank 1 commits "early" 300 ms
+ *    late; rank 0's PMIx_Get of it goes through the host's direct_modex to
+ *    node B, whose PMIx_server_dmodex_request holds it until that first
+ *    commit; then rank 1 reads rank 0's "early" the same way (answered at
+ *    once: rank 0 has committed);
  *  - a GLOBAL "card" put before a collecting fence (PMIX_COLLECT_DATA over
  *    the whole namespace): the peer's card arrives in the blobs the hosts
  *    exchange through their fence_nb up-calls;
@@ -100,6 +105,19 @@ int main(void)
     CHECK(NULL != val && PMIX_UINT32 == val->type && other == val->data.uint32);
     PMIX_VALUE_RELEASE(val);
     val = NULL;
+
+    /* 0. a direct modex held on the peer's node until its first commit */
+    snprintf(want, sizeof(want), "early-of-%u", me.rank);
+    PMIX_VALUE_CONSTRUCT(&v);
+    PMIX_VALUE_LOAD(&v, want, PMIX_STRING);
+    if (1 == me.rank)
+        usleep(300000);
+    CHECK_RC(PMIx_Put(PMIX_GLOBAL, "early", &v), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    CHECK_RC(PMIx_Commit(), PMIX_SUCCESS);
+    snprintf(want, sizeof(want), "early-of-%u", other);
+    CHECK_RC(PMIx_Get(&peer, "early", NULL, 0, &val), PMIX_SUCCESS);
+    check_string(&val, want, "peer early");
 
     /* 1. the card travels in the fence blobs */
     snprintf(want, sizeof(want), "card-of-%u", me.rank);
