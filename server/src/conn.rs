@@ -333,7 +333,13 @@ fn lost(inner: &Arc<Inner>, conn: &Arc<Conn>) {
         (slot, fin, barrier)
     };
     event::drive_host_calls(inner);
-    if finalized {
+    // ORDERING: Relaxed — set before `stop` closes the connections; a
+    // stale read only makes a stopping server mark a client dead.
+    if finalized || inner.stopping.load(Ordering::Relaxed) {
+        // A stopping server closed this connection itself: the client is
+        // not dead, its server is. It sees the end of the socket and ends
+        // its waits with PMIX_ERR_LOST_CONNECTION; marking it dead here
+        // would race that with PMIX_ERR_PROC_ABORTED at its peers.
         return;
     }
     inner.log(format_args!(
