@@ -87,6 +87,9 @@ fn spawn(s: &Server, ns: &Nspace, rank: u32, scenario: &str) -> std::process::Ch
     Command::new(example("getclient"))
         .arg(scenario)
         .envs(s.setup_fork(&p).unwrap())
+        // Live to report a lost server (no handler: the default policy
+        // would terminate the process; RELIABILITY.md).
+        .env(pmix_client::ON_LOST_SERVER_ENV, "continue")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
