@@ -1,15 +1,14 @@
 //! Event notification across real processes: `pmixrun` jobs and an
 //! in-test server running `examples/evclient.rs`.
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pmix_core::{Nspace, Proc, Rank};
-use pmix_server::{NullHost, Server, ServerConfig, SingleNodeJob};
+use pmix_server::NullHost;
 
 mod common;
-use common::{example, ids, text, wait_all};
+use common::{example, one_node_job, start_client, text, wait_all};
 
 fn pmixrun(n: u32, scenario: &str) -> Output {
     let ev = example("evclient");
@@ -47,45 +46,17 @@ fn a_declared_programming_model_is_announced_to_specific_handlers_only() {
     assert!(text(&o).contains("ok model declared"), "{}", text(&o));
 }
 
-fn server(tag: &str, n: u32) -> (Server, Nspace) {
-    let mut cfg = ServerConfig::new(Nspace::new(format!("srv-{tag}")).unwrap());
-    cfg.max_clients = 8;
-    let server = Server::init(cfg, Arc::new(NullHost)).unwrap();
-    let ns = Nspace::new(format!("job-{tag}")).unwrap();
-    let (uid, gid) = ids();
-    for r in 0..n {
-        server
-            .register_client(&Proc::from_parts(ns.clone(), Rank(r)), uid, gid)
-            .unwrap();
-    }
-    let infos = SingleNodeJob::new(ns.clone(), n, "testnode")
-        .infos()
-        .unwrap();
-    server.register_nspace(&ns, n, &infos).unwrap();
-    (server, ns)
-}
-
-fn spawn(server: &Server, ns: &Nspace, rank: u32, scenario: &str) -> std::process::Child {
-    let p = Proc::from_parts(ns.clone(), Rank(rank));
-    Command::new(example("evclient"))
-        .arg(scenario)
-        .envs(server.setup_fork(&p).unwrap())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
 #[test]
 fn an_event_for_a_client_not_yet_connected_is_held_until_it_connects() {
-    let (server, ns) = server("held", 2);
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, ns) = one_node_job("held", 2, Arc::new(NullHost), tmp.path());
     let early = wait_all(
-        vec![spawn(&server, &ns, 0, "early_sender")],
+        vec![start_client("evclient", &server, &ns, 0, "early_sender")],
         Duration::from_secs(30),
     );
     assert!(early[0].status.success(), "{}", text(&early[0]));
     let late = wait_all(
-        vec![spawn(&server, &ns, 1, "late_receiver")],
+        vec![start_client("evclient", &server, &ns, 1, "late_receiver")],
         Duration::from_secs(30),
     );
     assert!(late[0].status.success(), "{}", text(&late[0]));
@@ -98,8 +69,9 @@ fn an_event_for_a_client_not_yet_connected_is_held_until_it_connects() {
 
 #[test]
 fn losing_the_server_raises_lost_connection_in_the_client() {
-    let (server, ns) = server("lost", 1);
-    let mut child = spawn(&server, &ns, 0, "lost");
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, ns) = one_node_job("lost", 1, Arc::new(NullHost), tmp.path());
+    let mut child = start_client("evclient", &server, &ns, 0, "lost");
     // wait for "registered" on its stdout
     let mut out = child.stdout.take().unwrap();
     let t0 = Instant::now();

@@ -4,18 +4,16 @@
 //! Real processes (`examples/fenceclient.rs`) under `pmixrun` and under an
 //! in-test server.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Duration;
 
 use pmix_core::proto::caps;
-use pmix_core::{Info, Nspace, Proc, Rank};
+use pmix_core::{Info, Proc};
 use pmix_server::host::{Completion, Host};
-use pmix_server::{Server, ServerConfig, SingleNodeJob};
 
 mod common;
-use common::{example, ids, text, wait_all};
+use common::{example, one_node_job, start_client, text, wait_all};
 
 fn pmixrun_timeout(env: &[String]) -> Output {
     let dir = tempfile::tempdir().unwrap();
@@ -65,37 +63,6 @@ fn a_timed_out_server_fence_ends_for_all_and_the_next_ones_work() {
     assert_timeout_scenario(&o);
 }
 
-fn server(tag: &str, n: u32, host: Arc<dyn Host>, dir: &Path) -> (Server, Nspace) {
-    let mut cfg = ServerConfig::new(Nspace::new(format!("fto-srv-{tag}")).unwrap());
-    cfg.max_clients = 4;
-    cfg.log = false;
-    cfg.tmpdir = dir.to_path_buf();
-    let server = Server::init(cfg, host).unwrap();
-    let ns = Nspace::new(format!("fto-{tag}")).unwrap();
-    let (uid, gid) = ids();
-    for r in 0..n {
-        server
-            .register_client(&Proc::from_parts(ns.clone(), Rank(r)), uid, gid)
-            .unwrap();
-    }
-    let infos = SingleNodeJob::new(ns.clone(), n, "testnode")
-        .infos()
-        .unwrap();
-    server.register_nspace(&ns, n, &infos).unwrap();
-    (server, ns)
-}
-
-fn spawn(server: &Server, ns: &Nspace, rank: u32, scenario: &str) -> std::process::Child {
-    let p = Proc::from_parts(ns.clone(), Rank(rank));
-    Command::new(example("fenceclient"))
-        .arg(scenario)
-        .envs(server.setup_fork(&p).unwrap())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
 /// A host that swallows every cross-node fence.
 struct SilentHost;
 
@@ -113,8 +80,8 @@ impl Host for SilentHost {
 #[test]
 fn a_silent_host_does_not_hang_a_fence_with_a_timeout() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, ns) = server("host", 1, Arc::new(SilentHost), dir.path());
-    let child = spawn(&server, &ns, 0, "host");
+    let (server, ns) = one_node_job("fto-host", 1, Arc::new(SilentHost), dir.path());
+    let child = start_client("fenceclient", &server, &ns, 0, "host");
     let outs = wait_all(vec![child], Duration::from_secs(30));
     let t = text(&outs[0]);
     assert!(outs[0].status.success(), "{t}");

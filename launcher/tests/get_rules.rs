@@ -4,15 +4,15 @@
 //! as two nodes (a host that relays the fence blobs and the direct-modex
 //! requests between them) for the remote-peer path.
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use pmix_core::{attrs, Info, Nspace, Proc, Rank, Value};
-use pmix_server::{Completion, Host, NullHost, Server, ServerConfig, SingleNodeJob};
+use pmix_server::{Completion, Host, NullHost, Server, ServerConfig};
 
 mod common;
-use common::{example, ids, text, wait_all};
+use common::{example, ids, one_node_job, start_client, text, wait_all};
 
 fn pmixrun(scenario: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pmixrun"))
@@ -66,40 +66,13 @@ fn server(tag: &str, host: Arc<dyn Host>) -> Server {
     Server::init(cfg, host).unwrap()
 }
 
-/// A two-rank job on one in-test server.
-fn single_node(tag: &str) -> (Server, Nspace) {
-    let s = server(tag, Arc::new(NullHost));
-    let ns = Nspace::new(format!("job-get-{tag}")).unwrap();
-    let (uid, gid) = ids();
-    for r in 0..2 {
-        s.register_client(&Proc::from_parts(ns.clone(), Rank(r)), uid, gid)
-            .unwrap();
-    }
-    let infos = SingleNodeJob::new(ns.clone(), 2, "testnode")
-        .infos()
-        .unwrap();
-    s.register_nspace(&ns, 2, &infos).unwrap();
-    (s, ns)
-}
-
-fn spawn(s: &Server, ns: &Nspace, rank: u32, scenario: &str) -> std::process::Child {
-    let p = Proc::from_parts(ns.clone(), Rank(rank));
-    Command::new(example("getclient"))
-        .arg(scenario)
-        .envs(s.setup_fork(&p).unwrap())
-        // Live to report a lost server (no handler: the default policy
-        // would terminate the process; RELIABILITY.md).
-        .env(pmix_client::ON_LOST_SERVER_ENV, "continue")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
 #[test]
 fn a_get_waits_until_the_peer_dies_without_the_key() {
-    let (s, ns) = single_node("dead");
-    let kids = (0..2).map(|r| spawn(&s, &ns, r, "dead")).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let (s, ns) = one_node_job("get-dead", 2, Arc::new(NullHost), tmp.path());
+    let kids = (0..2)
+        .map(|r| start_client("getclient", &s, &ns, r, "dead"))
+        .collect();
     let outs = wait_all(kids, Duration::from_secs(30));
     let t0 = text(&outs[0]);
     assert!(outs[0].status.success(), "{t0}");
@@ -117,8 +90,9 @@ fn epoch_ms() -> u128 {
 #[test]
 fn a_waiting_get_ends_with_lost_connection_within_a_second() {
     // Rank 1 is registered but never started: rank 0 waits for its key.
-    let (s, ns) = single_node("lost");
-    let kids = vec![spawn(&s, &ns, 0, "lost")];
+    let tmp = tempfile::tempdir().unwrap();
+    let (s, ns) = one_node_job("get-lost", 2, Arc::new(NullHost), tmp.path());
+    let kids = vec![start_client("getclient", &s, &ns, 0, "lost")];
     let t0 = Instant::now();
     let zero = Proc::from_parts(ns.clone(), Rank(0));
     while !s.is_connected(&zero) {
@@ -227,7 +201,7 @@ fn a_remote_get_is_held_on_the_peers_node_until_it_commits() {
         servers.push(s);
     }
     let kids = (0..2)
-        .map(|r| spawn(&servers[r as usize], &ns, r, "remote"))
+        .map(|r| start_client("getclient", &servers[r as usize], &ns, r, "remote"))
         .collect();
     let outs = wait_all(kids, Duration::from_secs(30));
     for o in &outs {

@@ -86,3 +86,53 @@ pub fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// A server in this test process, its socket directory under `dir`, with
+/// one job of `n` ranks (namespace `job-<tag>`) registered on this node.
+pub fn one_node_job(
+    tag: &str,
+    n: u32,
+    host: std::sync::Arc<dyn pmix_server::Host>,
+    dir: &std::path::Path,
+) -> (pmix_server::Server, pmix_core::Nspace) {
+    use pmix_core::{Nspace, Proc, Rank};
+    use pmix_server::{Server, ServerConfig, SingleNodeJob};
+    let mut cfg = ServerConfig::new(Nspace::new(format!("srv-{tag}")).unwrap());
+    cfg.max_clients = 8;
+    cfg.tmpdir = dir.to_path_buf();
+    let server = Server::init(cfg, host).unwrap();
+    let ns = Nspace::new(format!("job-{tag}")).unwrap();
+    let (uid, gid) = ids();
+    for r in 0..n {
+        server
+            .register_client(&Proc::from_parts(ns.clone(), Rank(r)), uid, gid)
+            .unwrap();
+    }
+    let infos = SingleNodeJob::new(ns.clone(), n, "testnode")
+        .infos()
+        .unwrap();
+    server.register_nspace(&ns, n, &infos).unwrap();
+    (server, ns)
+}
+
+/// Starts the example `name` with `scenario` as rank `rank` of `ns` on
+/// `server`, its output piped. A client that has no handler for a lost
+/// server keeps running to report it (`PMIXRS_ON_LOST_SERVER=continue`).
+pub fn start_client(
+    name: &str,
+    server: &pmix_server::Server,
+    ns: &pmix_core::Nspace,
+    rank: u32,
+    scenario: &str,
+) -> std::process::Child {
+    use std::process::Stdio;
+    let p = pmix_core::Proc::from_parts(ns.clone(), pmix_core::Rank(rank));
+    Command::new(example(name))
+        .arg(scenario)
+        .envs(server.setup_fork(&p).unwrap())
+        .env(pmix_client::ON_LOST_SERVER_ENV, "continue")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
