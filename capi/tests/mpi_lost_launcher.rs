@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 const NP: u32 = 4;
 /// What the issue asks: no rank alive this long after the kill.
 const BOUND: Duration = Duration::from_secs(2);
+/// OpenPMIx's ranks go about 1 s after the kill; the baseline only shows
+/// that the setup is meaningful, so it gets room for a loaded machine.
+const BASELINE_BOUND: Duration = Duration::from_secs(6);
 
 /// Whether `pid` is gone (no such process, or a zombie nobody reaped).
 fn gone(pid: u32) -> bool {
@@ -36,9 +39,9 @@ fn kill(pid: u32) {
 }
 
 /// Runs `outlive` under `mpirun`, kills `mpirun` once every rank wrote its
-/// pid, and returns the ranks still alive [`BOUND`] later (then killed),
+/// pid, and returns the ranks still alive `bound` later (then killed),
 /// with how long the last rank took to go.
-fn survivors(dir: &Path, lib: Option<&Path>, tag: &str) -> (Vec<u32>, Duration) {
+fn survivors(dir: &Path, lib: Option<&Path>, tag: &str, bound: Duration) -> (Vec<u32>, Duration) {
     let exe = mpi_program("outlive", dir);
     let pids_dir = dir.join(format!("pids-{tag}"));
     let _ = std::fs::remove_dir_all(&pids_dir);
@@ -85,7 +88,7 @@ fn survivors(dir: &Path, lib: Option<&Path>, tag: &str) -> (Vec<u32>, Duration) 
     mpirun.kill().unwrap(); // SIGKILL: no chance to clean up
     let killed = Instant::now();
     mpirun.wait().unwrap();
-    while !pids.iter().all(|p| gone(*p)) && killed.elapsed() < BOUND {
+    while !pids.iter().all(|p| gone(*p)) && killed.elapsed() < bound {
         std::thread::sleep(Duration::from_millis(10));
     }
     let took = killed.elapsed();
@@ -104,9 +107,9 @@ fn no_rank_outlives_a_killed_mpirun() {
     );
     let dir = workdir("mpi-lost-launcher");
     let lib = our_lib(&dir);
-    let (theirs, took_theirs) = survivors(&dir, None, "openpmix");
+    let (theirs, took_theirs) = survivors(&dir, None, "openpmix", BASELINE_BOUND);
     eprintln!("OpenPMIx: ranks gone {took_theirs:?} after the kill; alive: {theirs:?}");
-    let (ours, took_ours) = survivors(&dir, Some(&lib), "pmix-rs");
+    let (ours, took_ours) = survivors(&dir, Some(&lib), "pmix-rs", BOUND);
     eprintln!("pmix-rs: ranks gone {took_ours:?} after the kill; alive: {ours:?}");
     assert!(
         ours.is_empty(),
@@ -114,6 +117,6 @@ fn no_rank_outlives_a_killed_mpirun() {
     );
     assert!(
         theirs.is_empty(),
-        "on OpenPMIx (the baseline), ranks {theirs:?} outlived mpirun"
+        "on OpenPMIx (the baseline), ranks {theirs:?} were alive {BASELINE_BOUND:?} after mpirun was killed"
     );
 }
