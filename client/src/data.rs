@@ -5,12 +5,10 @@ use std::time::{Duration, Instant};
 use pmix_core::codec;
 use pmix_core::proto::{self, caps, keys, peer_state, Request};
 use pmix_core::{attrs, Error, Info, Key, Proc, Rank, Result, Scope, Status, Value};
-use pmix_shm::layout::RegionKind;
-use pmix_shm::store::StoreReader;
 use pmix_shm::sync::Ordering;
 use pmix_shm::TableBuilder;
 
-use crate::{deadline_from, flag, Inner, PutEntry};
+use crate::{deadline_from, flag, peers, Inner, PutEntry};
 
 pub(crate) fn put(inner: &Inner, scope: Scope, key: &str, value: Value) -> Result<()> {
     let k = Key::new_data_key(key)?;
@@ -76,28 +74,6 @@ fn decode(bytes: &[u8]) -> Option<Value> {
     codec::decode_value(bytes).ok()
 }
 
-/// A job-store lookup.
-fn job(inner: &Inner, ns: &str, rank: u32, key: &str) -> Option<Value> {
-    inner.job.with(ns, rank, key, decode).flatten()
-}
-
-/// The client slot of a local proc, from the job store.
-fn slot_of(inner: &Inner, proc: &Proc) -> Option<u32> {
-    match job(inner, proc.nspace.as_str(), proc.rank.0, keys::SLOT)? {
-        Value::Uint32(s) => Some(s),
-        _ => None,
-    }
-}
-
-fn peer_reader(inner: &Inner, slot: u32) -> Option<&StoreReader> {
-    let cell = inner.peers.get(slot as usize)?;
-    if let Some(r) = cell.get() {
-        return Some(r);
-    }
-    let r = inner.segment.store_reader(RegionKind::MODEX, slot).ok()?;
-    Some(cell.get_or_init(|| r))
-}
-
 /// Where a local peer's data stands.
 enum Peer {
     Found(Value),
@@ -110,17 +86,14 @@ enum Peer {
 }
 
 fn peer_lookup(inner: &Inner, proc: &Proc, slot: u32, key: &str) -> Peer {
-    let Some(r) = peer_reader(inner, slot) else {
+    let Some(r) = peers::store(inner, slot) else {
         return Peer::Ended;
     };
     // The state before the store: a peer's last commit happens before the
     // server marks it finalized, dead or free (this Acquire load pairs with
     // the server's Release store), so the lookup below already sees every
     // commit when the state says `Ended`.
-    let state = inner
-        .barriers
-        .peer(slot)
-        .map_or(peer_state::DEAD, |c| c.state());
+    let state = peers::state(inner, slot);
     let found = r
         .with(proc.nspace.as_str(), proc.rank.0, key, |b| {
             proto::decode_modex_value(b).ok()
@@ -239,7 +212,7 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
         }
     }
     if rank == Rank::WILDCARD || (rank == Rank::UNDEF && reserved) {
-        if let Some(v) = job(inner, ns, Rank::WILDCARD.0, key) {
+        if let Some(v) = peers::job_value(inner, ns, Rank::WILDCARD.0, key) {
             return Ok(v);
         }
         return server_or_not_found(inner, proc, key, info, optional, deadline, refresh);
@@ -346,15 +319,15 @@ fn get_any_rank(
     deadline: Option<Instant>,
 ) -> Result<Value> {
     let ns = proc.nspace.as_str();
-    let size = job(inner, ns, Rank::WILDCARD.0, attrs::JOB_SIZE)
+    let size = peers::job_value(inner, ns, Rank::WILDCARD.0, attrs::JOB_SIZE)
         .and_then(|v| v.to_u64().ok())
         .unwrap_or(0);
     for r in 0..size.min(u64::from(Rank::VALID.0)) {
         let p = Proc::from_parts(proc.nspace.clone(), Rank(r as u32));
-        if let Some(v) = job(inner, ns, p.rank.0, key) {
+        if let Some(v) = peers::job_value(inner, ns, p.rank.0, key) {
             return Ok(v);
         }
-        if let Some(slot) = slot_of(inner, &p) {
+        if let Some(slot) = peers::slot_of(inner, &p) {
             if let Peer::Found(v) = peer_lookup(inner, &p, slot, key) {
                 return Ok(v);
             }
@@ -373,7 +346,8 @@ fn server_or_not_found(
     deadline: Option<Instant>,
     ask: bool,
 ) -> Result<Value> {
-    let known = job(inner, proc.nspace.as_str(), Rank::WILDCARD.0, keys::BARRIER).is_some();
+    let known =
+        peers::job_value(inner, proc.nspace.as_str(), Rank::WILDCARD.0, keys::BARRIER).is_some();
     if optional || (known && !ask) {
         return Err(not_found(proc, key, ""));
     }

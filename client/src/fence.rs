@@ -10,30 +10,18 @@
 
 use std::time::Duration;
 
-use pmix_core::codec;
 use pmix_core::proto::{caps, keys, Request};
-use pmix_core::{attrs, Error, Info, Proc, Rank, Result, Status, Value};
+use pmix_core::{attrs, Error, Info, Proc, Rank, Result, Status};
 use pmix_shm::barrier::{Barrier, BarrierWaitError};
 use pmix_shm::sync::Ordering;
 
-use crate::{deadline_from, Inner};
+use crate::{deadline_from, peers, Inner};
 
 /// How much longer than its `PMIX_TIMEOUT` a client waits for the server's
 /// answer to a fence: the server times the episode out itself (so that
 /// every participant gets the same answer), and this grace only ends the
 /// wait of a client whose server (or host) never answers.
 const SERVER_FENCE_GRACE: Duration = Duration::from_secs(1);
-
-fn job_u32(inner: &Inner, ns: &str, key: &str) -> Option<u32> {
-    let v = inner
-        .job
-        .with(ns, Rank::WILDCARD.0, key, |b| codec::decode_value(b).ok())
-        .flatten()?;
-    match v {
-        Value::Uint32(x) => Some(x),
-        v => v.to_u64().ok().and_then(|x| u32::try_from(x).ok()),
-    }
-}
 
 /// The barrier cell serving `procs`, when they are one fully local
 /// namespace (every rank of it, all on this node).
@@ -46,8 +34,8 @@ fn local_barrier(inner: &Inner, procs: &[Proc]) -> Option<u32> {
         return None;
     }
     let ns = first.nspace.as_str();
-    let size = job_u32(inner, ns, attrs::JOB_SIZE)?;
-    let local = job_u32(inner, ns, attrs::LOCAL_SIZE)?;
+    let size = peers::job_u32(inner, ns, attrs::JOB_SIZE)?;
+    let local = peers::job_u32(inner, ns, attrs::LOCAL_SIZE)?;
     if size != local {
         return None;
     }
@@ -60,7 +48,7 @@ fn local_barrier(inner: &Inner, procs: &[Proc]) -> Option<u32> {
     if !whole {
         return None;
     }
-    job_u32(inner, ns, keys::BARRIER)
+    peers::job_u32(inner, ns, keys::BARRIER)
 }
 
 pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> {

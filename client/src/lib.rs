@@ -20,6 +20,7 @@ mod event;
 mod fence;
 mod log;
 mod lost;
+mod peers;
 mod resolve;
 mod services;
 

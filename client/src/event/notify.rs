@@ -7,14 +7,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use pmix_core::event::{EventMsg, Origin, RECORD_EVENT};
-use pmix_core::proto::{keys, peer_state, Request};
-use pmix_core::{attrs, codec, DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
+use pmix_core::proto::{peer_state, Request};
+use pmix_core::{attrs, DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
 use pmix_shm::error::{PushTimeoutError, TryPushError};
-use pmix_shm::layout::RegionKind;
 use pmix_shm::ring::Ring;
 
 use super::{Command, Events, OutcomeFn, PUSH_TIMEOUT};
-use crate::{deadline_from, Inner};
+use crate::{deadline_from, peers, Inner};
 
 /// Where a non-PROC_LOCAL event goes from this client.
 #[derive(Debug, Default, PartialEq)]
@@ -25,47 +24,19 @@ struct Plan {
     server: bool,
 }
 
-fn job_value(inner: &Inner, ns: &str, rank: u32, key: &str) -> Option<Value> {
-    inner
-        .job
-        .with(ns, rank, key, |b| codec::decode_value(b).ok())
-        .flatten()
-}
-
-fn job_u32(inner: &Inner, ns: &str, key: &str) -> Option<u32> {
-    job_value(inner, ns, Rank::WILDCARD.0, key)?
-        .to_u64()
-        .ok()
-        .and_then(|x| u32::try_from(x).ok())
-}
-
-fn connected(inner: &Inner, slot: u32) -> bool {
-    inner
-        .barriers
-        .peer(slot)
-        .is_some_and(|c| c.state() == peer_state::CONNECTED)
-}
-
-fn slot_of(inner: &Inner, proc: &Proc) -> Option<u32> {
-    match job_value(inner, proc.nspace.as_str(), proc.rank.0, keys::SLOT)? {
-        Value::Uint32(s) => Some(s),
-        _ => None,
-    }
-}
-
 /// Adds the connected local ranks of `ns` to the plan; anything unknown,
 /// not connected or off-node needs the server.
 fn whole_nspace(inner: &Inner, ns: &Nspace, plan: &mut Plan) {
     let name = ns.as_str();
-    let peers = match job_value(inner, name, Rank::WILDCARD.0, attrs::LOCAL_PEERS) {
+    let peers = match peers::job_value(inner, name, Rank::WILDCARD.0, attrs::LOCAL_PEERS) {
         Some(Value::String(s)) => s,
         _ => {
             plan.server = true;
             return;
         }
     };
-    let size = job_u32(inner, name, attrs::JOB_SIZE);
-    let local = job_u32(inner, name, attrs::LOCAL_SIZE);
+    let size = peers::job_u32(inner, name, attrs::JOB_SIZE);
+    let local = peers::job_u32(inner, name, attrs::LOCAL_SIZE);
     if size.is_none() || size != local {
         plan.server = true;
     }
@@ -74,8 +45,8 @@ fn whole_nspace(inner: &Inner, ns: &Nspace, plan: &mut Plan) {
             .trim()
             .parse::<u32>()
             .ok()
-            .and_then(|rank| slot_of(inner, &Proc::from_parts(ns.clone(), Rank(rank))))
-            .filter(|s| connected(inner, *s));
+            .and_then(|rank| peers::slot_of(inner, &Proc::from_parts(ns.clone(), Rank(rank))))
+            .filter(|s| peers::connected(inner, *s));
         match slot {
             Some(s) => plan.slots.push(s),
             None => plan.server = true,
@@ -112,7 +83,7 @@ fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
                 if p.rank == Rank::WILDCARD {
                     whole_nspace(inner, &p.nspace, &mut plan);
                 } else {
-                    match slot_of(inner, p).filter(|s| connected(inner, *s)) {
+                    match peers::slot_of(inner, p).filter(|s| peers::connected(inner, *s)) {
                         Some(s) => plan.slots.push(s),
                         None => plan.server = true,
                     }
@@ -124,21 +95,6 @@ fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
     plan.slots.sort_unstable();
     plan.slots.dedup();
     plan
-}
-
-/// The producer handle of a local client's inbound ring.
-fn peer_ring(inner: &Inner, slot: u32) -> Result<&Ring> {
-    let cell = inner.rings.get(slot as usize).ok_or_else(|| {
-        Error::with_context(Status::ERR_BAD_PARAM, format!("no client slot {slot}"))
-    })?;
-    if let Some(r) = cell.get() {
-        return Ok(r);
-    }
-    let r = inner
-        .segment
-        .ring(RegionKind::CLIENT_RING, slot)
-        .map_err(|e| Error::with_context(Status::ERR_INIT, format!("event ring {slot}: {e}")))?;
-    Ok(cell.get_or_init(|| r))
 }
 
 fn push_error(what: &str, e: impl std::fmt::Display) -> Error {
@@ -211,7 +167,7 @@ pub(crate) fn notify(
     let mut delivered = Vec::with_capacity(plan.slots.len());
     let mut failed = None;
     for &slot in &plan.slots {
-        match peer_ring(inner, slot).and_then(|r| push(r, &bytes, may_wait)) {
+        match peers::ring(inner, slot).and_then(|r| push(r, &bytes, may_wait)) {
             Ok(()) => delivered.push(slot),
             Err(e) => failed = Some(e),
         }
