@@ -13,16 +13,14 @@ use crate::{deadline_from, flag, peers, Inner, PutEntry};
 pub(crate) fn put(inner: &Inner, scope: Scope, key: &str, value: Value) -> Result<()> {
     let k = Key::new_data_key(key)?;
     if k.is_reserved() {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
-            format!("{key}: keys starting with \"pmix.\" are reserved"),
-        ));
+        return Err(Error::bad_param(format!(
+            "{key}: keys starting with \"pmix.\" are reserved"
+        )));
     }
     if !matches!(scope, Scope::LOCAL | Scope::REMOTE | Scope::GLOBAL) {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
-            format!("put scope must be LOCAL, REMOTE or GLOBAL, not {scope}"),
-        ));
+        return Err(Error::bad_param(format!(
+            "put scope must be LOCAL, REMOTE or GLOBAL, not {scope}"
+        )));
     }
     let mut puts = inner.puts.lock();
     puts.retain(|p| p.key != key);
@@ -221,10 +219,10 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
         return get_any_rank(inner, proc, key, info, optional, deadline);
     }
     if !rank.is_valid() {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
-            format!("get: rank {} is not valid here", rank.0),
-        ));
+        return Err(Error::bad_param(format!(
+            "get: rank {} is not valid here",
+            rank.0
+        )));
     }
     if reserved {
         // Reserved keys: a proc-level miss falls back to the job level.

@@ -62,14 +62,13 @@ pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> 
         .iter()
         .find(|p| p.rank != Rank::WILDCARD && !p.rank.is_valid())
     {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
-            format!("fence: rank {} is not a valid participant", p.rank.0),
-        ));
+        return Err(Error::bad_param(format!(
+            "fence: rank {} is not a valid participant",
+            p.rank.0
+        )));
     }
     if !procs.iter().any(|p| p.matches(&inner.me)) {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
+        return Err(Error::bad_param(
             "fence: the calling process must be a participant",
         ));
     }

@@ -90,7 +90,7 @@ impl ClientConfig {
     /// `PMIX_ERR_NOT_SUPPORTED` when the variables are missing (no
     /// singleton mode), `PMIX_ERR_BAD_PARAM` for malformed values.
     pub fn from_env() -> Result<Self> {
-        let bad = |what: &str| Error::with_context(Status::ERR_BAD_PARAM, what.to_owned());
+        let bad = |what: &str| Error::bad_param(what.to_owned());
         let nspace = env_var(proto::env::NAMESPACE)?;
         let rank: u32 = env_var(proto::env::RANK)?
             .parse()
@@ -199,9 +199,10 @@ pub(crate) fn deadline_from(info: &[Info]) -> Result<Option<Instant>> {
     match pmix_core::info::find(info, attrs::TIMEOUT) {
         None => Ok(None),
         Some(i) => {
-            let secs = i.value.to_i64().map_err(|_| {
-                Error::with_context(Status::ERR_BAD_PARAM, "PMIX_TIMEOUT must be an integer")
-            })?;
+            let secs = i
+                .value
+                .to_i64()
+                .map_err(|_| Error::bad_param("PMIX_TIMEOUT must be an integer"))?;
             Ok((secs > 0).then(|| Instant::now() + Duration::from_secs(secs.unsigned_abs())))
         }
     }

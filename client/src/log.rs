@@ -40,7 +40,7 @@ pub(crate) fn write_log(
     mut write: impl FnMut(LogSink, &[u8]) -> io::Result<()>,
 ) -> Result<()> {
     if data.is_empty() {
-        return Err(Error::with_context(Status::ERR_BAD_PARAM, "nothing to log"));
+        return Err(Error::bad_param("nothing to log"));
     }
     let mut first: Option<Error> = None;
     for i in data {

@@ -50,10 +50,9 @@ impl LostServer {
         match s.trim().to_ascii_lowercase().as_str() {
             "terminate" | "" => Ok(LostServer::Terminate),
             "continue" => Ok(LostServer::Continue),
-            other => Err(Error::with_context(
-                Status::ERR_BAD_PARAM,
-                format!("{ON_LOST_SERVER_ENV}={other}: expected \"terminate\" or \"continue\""),
-            )),
+            other => Err(Error::bad_param(format!(
+                "{ON_LOST_SERVER_ENV}={other}: expected \"terminate\" or \"continue\""
+            ))),
         }
     }
 }

@@ -70,9 +70,10 @@ pub(crate) fn store(inner: &Inner, slot: u32) -> Option<&StoreReader> {
 /// `PMIX_ERR_BAD_PARAM` for a slot the segment does not have,
 /// `PMIX_ERR_INIT` when the ring cannot be attached.
 pub(crate) fn ring(inner: &Inner, slot: u32) -> Result<&Ring> {
-    let cell = inner.rings.get(slot as usize).ok_or_else(|| {
-        Error::with_context(Status::ERR_BAD_PARAM, format!("no client slot {slot}"))
-    })?;
+    let cell = inner
+        .rings
+        .get(slot as usize)
+        .ok_or_else(|| Error::bad_param(format!("no client slot {slot}")))?;
     if let Some(r) = cell.get() {
         return Ok(r);
     }

@@ -45,9 +45,9 @@ impl Client {
         if here {
             if let Some(peers) = self.job_string(&job, attrs::LOCAL_PEERS) {
                 for r in items(&peers) {
-                    let r = r.parse::<u32>().map_err(|_| {
-                        Error::with_context(Status::ERR_BAD_PARAM, format!("bad local peer {r}"))
-                    })?;
+                    let r = r
+                        .parse::<u32>()
+                        .map_err(|_| Error::bad_param(format!("bad local peer {r}")))?;
                     out.push(Proc::from_parts(nspace.clone(), Rank(r)));
                 }
                 return Ok(out);

@@ -27,8 +27,7 @@ fn check_publish(info: &[Info]) -> Result<()> {
         .iter()
         .all(|i| pmix_core::proc::is_reserved_key(i.key.as_str()))
     {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
+        return Err(Error::bad_param(
             "publish: no data (every key is a pmix. directive)",
         ));
     }
@@ -98,7 +97,7 @@ impl Client {
         done: impl FnOnce(Result<()>) + Send + 'static,
     ) {
         let req = if data.is_empty() {
-            Err(Error::with_context(Status::ERR_BAD_PARAM, "nothing to log"))
+            Err(Error::bad_param("nothing to log"))
         } else {
             Ok(Request::Log {
                 data: data.to_vec(),
@@ -143,10 +142,7 @@ impl Client {
         done: impl FnOnce(Result<Vec<PData>>) + Send + 'static,
     ) {
         let req = if keys.is_empty() {
-            Err(Error::with_context(
-                Status::ERR_BAD_PARAM,
-                "lookup: no keys",
-            ))
+            Err(Error::bad_param("lookup: no keys"))
         } else {
             check_keys(keys).map(|()| Request::Lookup {
                 keys: keys.to_vec(),

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::status::{Error, Result, Status};
+use crate::status::{Error, Result};
 
 /// `PMIX_MAX_NSLEN`: the longest namespace, in bytes (the C array adds a NUL).
 pub const MAX_NSLEN: usize = 255;
@@ -16,22 +16,16 @@ pub const MAX_KEYLEN: usize = 511;
 
 fn check_name(what: &str, s: &str, max: usize, allow_empty: bool) -> Result<()> {
     if s.len() > max {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
-            format!("{what} is {} bytes, the limit is {max}", s.len()),
-        ));
+        return Err(Error::bad_param(format!(
+            "{what} is {} bytes, the limit is {max}",
+            s.len()
+        )));
     }
     if s.as_bytes().contains(&0) {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
-            format!("{what} contains a NUL byte"),
-        ));
+        return Err(Error::bad_param(format!("{what} contains a NUL byte")));
     }
     if !allow_empty && s.is_empty() {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
-            format!("{what} is empty"),
-        ));
+        return Err(Error::bad_param(format!("{what} is empty")));
     }
     Ok(())
 }
@@ -328,6 +322,7 @@ impl fmt::Debug for Proc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::status::Status;
 
     #[test]
     fn nspace_limits_are_enforced_not_truncated() {

@@ -1039,7 +1039,7 @@ impl From<Status> for i32 {
 /// # Examples
 /// ```
 /// use pmix_core::{Error, Status};
-/// let e = Error::with_context(Status::ERR_BAD_PARAM, "nspace longer than 255 bytes");
+/// let e = Error::bad_param("nspace longer than 255 bytes");
 /// assert_eq!(e.status(), Status::ERR_BAD_PARAM);
 /// assert!(e.to_string().starts_with("PMIX_ERR_BAD_PARAM"));
 /// ```
@@ -1072,6 +1072,12 @@ impl Error {
         let mut e = Error::new(status);
         e.context = Some(context.into().into_boxed_str());
         e
+    }
+
+    /// `PMIX_ERR_BAD_PARAM` with what was wrong: the one constructor for a
+    /// refused argument (say which argument and what was expected).
+    pub fn bad_param(context: impl Into<String>) -> Self {
+        Error::with_context(Status::ERR_BAD_PARAM, context)
     }
 
     /// The PMIx status this error carries (never `PMIX_SUCCESS`).

@@ -96,8 +96,7 @@ impl DataArray {
     /// without content cannot be counted from the bytes that carry them).
     pub fn new(elem_type: DataType, items: Vec<Value>) -> Result<Self> {
         if elem_type == DataType::UNDEF {
-            return Err(Error::with_context(
-                Status::ERR_BAD_PARAM,
+            return Err(Error::bad_param(
                 "a data array cannot have element type PMIX_UNDEF",
             ));
         }

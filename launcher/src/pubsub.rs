@@ -71,10 +71,6 @@ const ACCESS_DIRECTIVES: &[&str] = &[
     attrs::ACCESS_GRPIDS,
 ];
 
-fn bad(msg: String) -> Error {
-    Error::with_context(Status::ERR_BAD_PARAM, msg)
-}
-
 fn mismatch(key: &str, want: &str, got: &Value) -> Error {
     Error::with_context(
         Status::ERR_TYPE_MISMATCH,
@@ -305,7 +301,9 @@ fn euid(info: &[Info], what: &str) -> Result<u32> {
         .iter()
         .rev()
         .find(|i| i.is(attrs::USERID))
-        .ok_or_else(|| bad(format!("{what}: no {} (the caller's uid)", attrs::USERID)))?;
+        .ok_or_else(|| {
+            Error::bad_param(format!("{what}: no {} (the caller's uid)", attrs::USERID))
+        })?;
     match i.value {
         Value::Uint32(u) => Ok(u),
         ref v => Err(mismatch(attrs::USERID, "PMIX_UINT32", v)),
@@ -320,7 +318,10 @@ fn range(info: &[Info]) -> Result<Option<DataRange>> {
     match i.value {
         Value::DataRange(DataRange::UNDEF) => Ok(None),
         Value::DataRange(r) if r.0 <= DataRange::PROC_LOCAL.0 => Ok(Some(r)),
-        Value::DataRange(r) => Err(bad(format!("{}: invalid range {r}", attrs::RANGE))),
+        Value::DataRange(r) => Err(Error::bad_param(format!(
+            "{}: invalid range {r}",
+            attrs::RANGE
+        ))),
         ref v => Err(mismatch(attrs::RANGE, "PMIX_DATA_RANGE", v)),
     }
 }
@@ -332,7 +333,7 @@ fn persistence(info: &[Info]) -> Result<Persistence> {
     };
     match i.value {
         Value::Persistence(p) if p.0 <= Persistence::SESSION.0 => Ok(p),
-        Value::Persistence(p) => Err(bad(format!(
+        Value::Persistence(p) => Err(Error::bad_param(format!(
             "{}: invalid persistence {p}",
             attrs::PERSISTENCE
         ))),
@@ -351,7 +352,10 @@ fn wait(info: &[Info], nkeys: usize) -> Result<Option<usize>> {
         v => match v.to_i64() {
             Ok(0) => Ok(Some(nkeys)),
             Ok(n) if n > 0 => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX).min(nkeys))),
-            Ok(n) => Err(bad(format!("{}: negative key count {n}", attrs::WAIT))),
+            Ok(n) => Err(Error::bad_param(format!(
+                "{}: negative key count {n}",
+                attrs::WAIT
+            ))),
             Err(_) => Err(mismatch(attrs::WAIT, "PMIX_BOOL or PMIX_INT", v)),
         },
     }
@@ -365,7 +369,10 @@ fn timeout(info: &[Info]) -> Result<Option<Duration>> {
     match i.value.to_i64() {
         Ok(0) => Ok(None),
         Ok(n) if n > 0 => Ok(Some(Duration::from_secs(n.unsigned_abs()))),
-        Ok(n) => Err(bad(format!("{}: negative timeout {n}", attrs::TIMEOUT))),
+        Ok(n) => Err(Error::bad_param(format!(
+            "{}: negative timeout {n}",
+            attrs::TIMEOUT
+        ))),
         Err(_) => Err(mismatch(attrs::TIMEOUT, "PMIX_INT", &i.value)),
     }
 }
@@ -388,7 +395,8 @@ fn check_required(info: &[Info], known: &[&str], what: &str) -> Result<()> {
 fn keys_of(keys: &[String], what: &str) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::with_capacity(keys.len());
     for k in keys {
-        pmix_core::Key::new_data_key(k).map_err(|e| bad(format!("{what}: bad key {k:?}: {e}")))?;
+        pmix_core::Key::new_data_key(k)
+            .map_err(|e| Error::bad_param(format!("{what}: bad key {k:?}: {e}")))?;
         if !out.contains(k) {
             out.push(k.clone());
         }
@@ -418,7 +426,7 @@ fn parse_publish(info: &[Info]) -> Result<PublishReq> {
             continue;
         }
         if k.is_empty() {
-            return Err(bad(format!("{WHAT}: empty key")));
+            return Err(Error::bad_param(format!("{WHAT}: empty key")));
         }
         if data.iter().any(|(d, _)| d == k) {
             return Err(Error::with_context(
@@ -429,7 +437,9 @@ fn parse_publish(info: &[Info]) -> Result<PublishReq> {
         data.push((k.to_owned(), i.value.clone()));
     }
     if data.is_empty() {
-        return Err(bad(format!("{WHAT}: no data (every key is a directive)")));
+        return Err(Error::bad_param(format!(
+            "{WHAT}: no data (every key is a directive)"
+        )));
     }
     Ok(PublishReq {
         uid,
@@ -445,7 +455,7 @@ fn parse_lookup(proc: &Proc, keys: &[String], info: &[Info]) -> Result<LookupReq
     let uid = euid(info, WHAT)?;
     let keys = keys_of(keys, WHAT)?;
     if keys.is_empty() {
-        return Err(bad(format!("{WHAT}: no keys")));
+        return Err(Error::bad_param(format!("{WHAT}: no keys")));
     }
     let own_only = range(info)? == Some(DataRange::PROC_LOCAL);
     let wait = wait(info, keys.len())?;

@@ -156,8 +156,7 @@ pub(crate) fn notify(
     ev.id = events.next_id();
     let may_wait = !events.on_progress_thread();
     if outcome.is_some() {
-        return Err(Error::with_context(
-            Status::ERR_BAD_PARAM,
+        return Err(Error::bad_param(
             "an outcome is reported for PMIX_RANGE_PROC_LOCAL events only",
         ));
     }

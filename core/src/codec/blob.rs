@@ -56,8 +56,8 @@ pub struct Blob<'a> {
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a payload longer than `u32::MAX` bytes.
 pub fn append(out: &mut Vec<u8>, kind: BlobKind, payload: &[u8]) -> Result<()> {
-    let len = u32::try_from(payload.len())
-        .map_err(|_| Error::with_context(Status::ERR_BAD_PARAM, "blob payload over 4 GiB"))?;
+    let len =
+        u32::try_from(payload.len()).map_err(|_| Error::bad_param("blob payload over 4 GiB"))?;
     out.extend_from_slice(&MAGIC);
     out.push(CODEC_VERSION);
     out.extend_from_slice(&kind.0.to_le_bytes());

@@ -89,8 +89,7 @@ pub struct Frame {
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a body over 4 GiB.
 pub fn encode_frame(version: u16, msg_type: u16, tag: u32, body: &[u8]) -> Result<Vec<u8>> {
-    let len = u32::try_from(body.len())
-        .map_err(|_| Error::with_context(Status::ERR_BAD_PARAM, "frame body over 4 GiB"))?;
+    let len = u32::try_from(body.len()).map_err(|_| Error::bad_param("frame body over 4 GiB"))?;
     let h = FrameHeader {
         version,
         msg_type,

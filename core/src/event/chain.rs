@@ -276,12 +276,9 @@ impl<H> Chain<H> {
     /// # Errors
     /// `PMIX_ERR_BAD_PARAM` for an id that is not registered.
     pub fn deregister(&mut self, id: HandlerId) -> Result<Entry<H>> {
-        let slot = self.slot_of(|e| e.id == id).ok_or_else(|| {
-            Error::with_context(
-                Status::ERR_BAD_PARAM,
-                format!("no event handler with id {}", id.0),
-            )
-        })?;
+        let slot = self
+            .slot_of(|e| e.id == id)
+            .ok_or_else(|| Error::bad_param(format!("no event handler with id {}", id.0)))?;
         let removed = match slot {
             Slot::First => self.first.take(),
             Slot::Last => self.last.take(),

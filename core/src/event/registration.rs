@@ -142,10 +142,7 @@ impl RegistrationSpec {
                 k if k == attrs::EVENT_HDLR_NAME => {
                     let n = i.value.as_str()?;
                     if n.is_empty() {
-                        return Err(Error::with_context(
-                            Status::ERR_BAD_PARAM,
-                            "PMIX_EVENT_HDLR_NAME is empty",
-                        ));
+                        return Err(Error::bad_param("PMIX_EVENT_HDLR_NAME is empty"));
                     }
                     // The name keys the handler's entry in the results
                     // array, so it must be a valid key.
@@ -184,20 +181,18 @@ impl RegistrationSpec {
             }
         }
         if placements.len() > 1 {
-            return Err(Error::with_context(
-                Status::ERR_BAD_PARAM,
-                format!("conflicting placement directives: {placements:?}"),
-            ));
+            return Err(Error::bad_param(format!(
+                "conflicting placement directives: {placements:?}"
+            )));
         }
         if custom_given {
             match filters.range {
                 None => filters.range = Some(DataRange::CUSTOM),
                 Some(DataRange::CUSTOM) => {}
                 Some(r) => {
-                    return Err(Error::with_context(
-                        Status::ERR_BAD_PARAM,
-                        format!("PMIX_EVENT_CUSTOM_RANGE given with range {r}"),
-                    ))
+                    return Err(Error::bad_param(format!(
+                        "PMIX_EVENT_CUSTOM_RANGE given with range {r}"
+                    )))
                 }
             }
         }
@@ -206,10 +201,7 @@ impl RegistrationSpec {
         }
         for (i, c) in codes.iter().enumerate() {
             if codes[..i].contains(c) {
-                return Err(Error::with_context(
-                    Status::ERR_BAD_PARAM,
-                    format!("code {c} given twice"),
-                ));
+                return Err(Error::bad_param(format!("code {c} given twice")));
             }
         }
         Ok(RegistrationSpec {

@@ -114,10 +114,9 @@ impl EventMsg {
         info: &[Info],
     ) -> Result<EventMsg> {
         if !range.is_known() || range == DataRange::UNDEF {
-            return Err(Error::with_context(
-                Status::ERR_BAD_PARAM,
-                format!("notify: {range} is not an event range"),
-            ));
+            return Err(Error::bad_param(format!(
+                "notify: {range} is not an event range"
+            )));
         }
         attrs::check_all(info)?;
         let mut custom = None;
@@ -128,14 +127,12 @@ impl EventMsg {
         }
         match (range == DataRange::CUSTOM, &custom) {
             (false, Some(_)) => {
-                return Err(Error::with_context(
-                    Status::ERR_BAD_PARAM,
-                    format!("notify: PMIX_EVENT_CUSTOM_RANGE given with {range}"),
-                ))
+                return Err(Error::bad_param(format!(
+                    "notify: PMIX_EVENT_CUSTOM_RANGE given with {range}"
+                )))
             }
             (true, None) => {
-                return Err(Error::with_context(
-                    Status::ERR_BAD_PARAM,
+                return Err(Error::bad_param(
                     "notify: PMIX_RANGE_CUSTOM needs PMIX_EVENT_CUSTOM_RANGE",
                 ))
             }
