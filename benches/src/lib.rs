@@ -21,8 +21,8 @@
 //! - **limits** (two processes over a shared memfd): one cache line bounced
 //!   between two spinning processes, and a shared futex word both sides
 //!   always sleep on; RTT/2 of the median batch. Each is measured pinned to
-//!   CPUs 0 and 1 (as in `docs/LIMITS.md` §1) and unpinned (as the PMIx clients run,
-//!   for reference); the futex one also with both on CPU 0. Spinning rows
+//!   CPUs 0 and 1 (as in `docs/LIMITS.md` §1) and unpinned (as the PMIx
+//!   clients run, for reference); the futex one also with both on CPU 0. Spinning rows
 //!   are quoted as a multiple of the pinned line, sleeping rows of both
 //!   pinned futex figures, since a same-CPU wake-up (a few µs) and a
 //!   cross-CPU one (~30 µs on this 2-vCPU guest) bracket them.

@@ -495,8 +495,8 @@ fn perr(what: &str) -> impl Fn(pmix_core::Error) -> String + '_ {
     move |e| format!("{what}: {e}")
 }
 
-/// As the anchor `get_lat` times them: 100 checked warm-up Gets, then `n` Gets in
-/// batches of `b`; ns/op statistics over batches.
+/// As the anchor `get_lat` times them: 100 checked warm-up Gets, then `n`
+/// Gets in batches of `b`; ns/op statistics over batches.
 fn time_gets(
     c: &Client,
     proc: &Proc,
