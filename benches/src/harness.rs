@@ -1,5 +1,6 @@
 //! What the cross-process harnesses (`wirebench`, `eventbench`) share:
-//! statistics as `anchors/common.h` computes them, a set of spawned
+//! statistics as the C anchor programs compute them (`docs/BENCHMARKS.md`,
+//! "The OpenPMIx anchor programs"), a set of spawned
 //! processes whose output is collected with a deadline ([`Job`]), the
 //! per-experiment results of every repetition ([`Results`]), and the
 //! Markdown table of medians ([`Row`], [`print_table`]).
@@ -13,7 +14,7 @@ use std::time::{Instant, SystemTime};
 
 // ------------------------------------------------------------ statistics --
 
-/// `stats_of` in `anchors/common.h`: median (mean of the middle two for an
+/// The anchor programs' statistics: median (mean of the middle two for an
 /// even count), p10 and p90 at index `floor(q * (n - 1))`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stats {
@@ -46,7 +47,7 @@ pub fn stats_of(v: &[f64]) -> Stats {
     }
 }
 
-/// `fmt` in `anchors/run.sh`: no decimals from 1000 up, one from 10 up,
+/// The anchor runner's number format: no decimals from 1000 up, one from 10 up,
 /// two below.
 pub fn fmt(x: f64) -> String {
     if x.abs() >= 1000.0 {
@@ -101,7 +102,7 @@ pub fn newest_source() -> Option<SystemTime> {
 /// CPU time, in clock ticks (`USER_HZ`, 100 per second on Linux), spent
 /// by the whole machine and by this process with its reaped descendants;
 /// [`CpuSample::foreign_since`] tells how busy other processes kept the
-/// machine (the foreign-load filter of `LIMITS.md`).
+/// machine (the foreign-load filter of `docs/LIMITS.md` §1).
 #[derive(Clone, Copy, Debug)]
 pub struct CpuSample {
     at: Instant,

@@ -1,7 +1,7 @@
 //! # pmix-benches
 //!
-//! Criterion micro-benchmarks and cross-process latency/throughput harnesses
-//! for pmix-rs, with the machine's own limits (cache-line ping-pong, futex
+//! Cross-process latency/throughput harnesses for pmix-rs (no Criterion
+//! micro-benchmarks), with the machine's own limits (cache-line ping-pong, futex
 //! ping-pong) measured in the same run so every figure is reported as a ratio.
 //!
 //! The harnesses are binaries (`src/bin/`): `shmbench` (the shared-memory
@@ -15,14 +15,14 @@
 //! Every PMIx row runs real clients under `pmixrun` (the binary runs itself
 //! as `eventbench client …`); each experiment is repeated `--reps` times,
 //! interleaved, and the table gives the median, min and max of the per-run
-//! figures. User event codes are `PMIX_EXTERNAL_ERR_BASE - k`, as in
-//! `anchors/ev.h`.
+//! figures. User event codes are `PMIX_EXTERNAL_ERR_BASE - k`, as in the
+//! C anchor programs (`docs/BENCHMARKS.md`, "The OpenPMIx anchor programs").
 //!
 //! - **limits** (two processes over a shared memfd): one cache line bounced
 //!   between two spinning processes, and a shared futex word both sides
 //!   always sleep on; RTT/2 of the median batch. Each is measured pinned to
-//!   CPUs 0 and 1 (as `LIMITS.md`) and unpinned (as the PMIx clients run,
-//!   for reference); the futex one also with both on CPU 0. Spinning rows
+//!   CPUs 0 and 1 (as in `docs/LIMITS.md` §1) and unpinned (as the PMIx
+//!   clients run, for reference); the futex one also with both on CPU 0. Spinning rows
 //!   are quoted as a multiple of the pinned line, sleeping rows of both
 //!   pinned futex figures, since a same-CPU wake-up (a few µs) and a
 //!   cross-CPU one (~30 µs on this 2-vCPU guest) bracket them.
@@ -31,7 +31,7 @@
 //!   `PMIX_EVENT_DO_NOT_CACHE`), rank 1's handler notifies PONG back. Two
 //!   variants: *handler→handler*, where rank 0's PONG handler sends the
 //!   next PING itself (only the two progress threads run: the event path
-//!   alone), and *main waits*, as `notify_lat.c`: rank 0's handler bumps an
+//!   alone), and *main waits*, as the anchor `notify_lat`: rank 0's handler bumps an
 //!   atomic its main thread spins on, and the main thread sends the next
 //!   PING (skipped with spinning progress threads on fewer than 3 CPUs:
 //!   three threads would spin). One-way = RTT/2, median over the round

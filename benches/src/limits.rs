@@ -10,9 +10,9 @@
 //! [`pingpong_once`] spawns the current executable twice with
 //! [`ROLE_ARG`]; the harness's `main` hands those arguments to [`role`].
 //! The two processes can be pinned with `taskset` (to CPUs 0 and 1 as in
-//! `LIMITS.md`, or both to one CPU), or left to the scheduler. Each run times batches of
-//! round trips, drops the first 5% as warm-up and keeps the median batch
-//! (with the p10 and p90 batches).
+//! `docs/LIMITS.md` §1, or both to one CPU), or left to the scheduler. Each
+//! run times batches of round trips, drops the first 5% as warm-up and keeps
+//! the median batch (with the p10 and p90 batches).
 
 use std::collections::HashMap;
 use std::fs::OpenOptions;

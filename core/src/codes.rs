@@ -132,7 +132,7 @@ code_type! {
     /// The range an event, a published datum or a group reaches
     /// (`pmix_data_range_t`, 8 bits).
     ///
-    /// `PROC_LOCAL` (7) is the seeds' thread-to-thread range: the event never
+    /// `PROC_LOCAL` (7) is the event RFC's thread-to-thread range: the event never
     /// leaves the process.
     DataRange(u8), c = "pmix_data_range_t", table = ALL_DATA_RANGES {
         UNDEF = 0 => "PMIX_RANGE_UNDEF",

@@ -9,8 +9,9 @@
 //! - [`DataType`], [`DataRange`], [`Scope`], [`Persistence`], [`ProcState`],
 //!   [`JobState`], [`InfoFlags`]: standard codes.
 //! - [`Value`] and [`Info`]: data of every standard type.
-//! - [`attrs`]: one constant per attribute the seeds name, with its key
-//!   string and expected type, and a table to check infos against.
+//! - [`attrs`]: one constant per attribute the source documents name
+//!   (`docs/SOURCES.md`), with its key string and expected type, and a
+//!   table to check infos against.
 //! - [`codec`]: the versioned binary encoding of values, infos and procs,
 //!   and message framing.
 //!

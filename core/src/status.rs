@@ -2,8 +2,8 @@
 //!
 //! [`Status`] is a newtype over the C `pmix_status_t` (an `int`) so the C ABI
 //! is a cast, not a table. Every code of the OpenPMIx 4.2 headers is here at
-//! its standard numeric value, plus the two names the seeds use that the
-//! headers never defined (as aliases of the standard code with that meaning).
+//! its standard numeric value, plus the two names the Event Notification
+//! design uses that the headers never defined (as aliases of the standard code with that meaning).
 //!
 //! # References
 //! PMIx Standard v4, chapter "Data Structures and Types", *Constants*.
@@ -352,9 +352,9 @@ impl Status {
     pub const ERR_SYS_BASE: Status = Status(-230);
     /// `PMIX_ERR_SYS_OTHER` (-330); deprecated in the 4.2 headers (`pmix_deprecated.h`).
     pub const ERR_SYS_OTHER: Status = Status(-330);
-    /// `PMIX_ERR_LOST_SERVER_CONNECTION` (-101); named by the seeds; not in the standard headers, an alias of the standard code with the same meaning.
+    /// `PMIX_ERR_LOST_SERVER_CONNECTION` (-101); named by the event design; not in the standard headers, an alias of the standard code with the same meaning.
     pub const ERR_LOST_SERVER_CONNECTION: Status = Status(-101);
-    /// `PMIX_ERR_FAILED_COMM` (-49); named by the seeds; not in the standard headers, an alias of the standard code with the same meaning.
+    /// `PMIX_ERR_FAILED_COMM` (-49); named by the event design; not in the standard headers, an alias of the standard code with the same meaning.
     pub const ERR_FAILED_COMM: Status = Status(-49);
 }
 

@@ -1,7 +1,7 @@
 //! The attribute table against the facts: the string macros of the
 //! OpenPMIx 4.2.2 headers (`data/pmix_str_macros.txt`, one
-//! `STR PMIX_NAME "string" [header]` per line), the attribute names the seed
-//! documents use, and `docs/ATTRIBUTES.md`, which is generated from the table.
+//! `STR PMIX_NAME "string" [header]` per line), the attribute names the
+//! source documents use (`docs/SOURCES.md`), and `docs/ATTRIBUTES.md`, which is generated from the table.
 //!
 //! Regenerate the document after changing the table with
 //! `PMIX_REGEN_ATTR_DOCS=1 cargo test -p pmix-core --test attrs_table`.
@@ -48,7 +48,7 @@ fn header_macros() -> HashMap<&'static str, Macro<'static>> {
 }
 
 /// Checks one name/key/origin against the headers; pushes what is wrong.
-/// `own_key`: a seed-only row's string must be ours (an alias shares its
+/// `own_key`: a proposed row's string must be ours (an alias shares its
 /// row's string, so only its name is checked).
 fn check_against_headers(
     macros: &HashMap<&str, Macro<'_>>,
@@ -61,14 +61,16 @@ fn check_against_headers(
     let want_header = match origin {
         Origin::Standard => "pmix_common.h",
         Origin::Deprecated => "pmix_deprecated.h",
-        Origin::Seed => {
+        Origin::Proposed => {
             if macros.contains_key(name) {
-                bad.push(format!("{name} is marked Seed but the headers define it"));
+                bad.push(format!(
+                    "{name} is marked Proposed but the headers define it"
+                ));
             }
             let clash = macros.iter().find(|(_, m)| m.value == key);
             if let Some((other, _)) = clash.filter(|_| own_key) {
                 bad.push(format!(
-                    "{name}: seed string {key:?} is the header's {other}"
+                    "{name}: proposed string {key:?} is the header's {other}"
                 ));
             }
             return;
@@ -119,10 +121,10 @@ fn every_row_matches_the_headers() {
     );
 }
 
-/// Every attribute name the five seed documents use (grep `PMIX_[A-Z0-9_]*`
-/// in `shared/seeds/*.txt`), by document.
-const SEED_ATTRIBUTES: &[&str] = &[
-    // 000: RFC "Extend the Event Notification".
+/// Every attribute name the five source documents use (`docs/SOURCES.md`;
+/// every `PMIX_[A-Z0-9_]*` in their text), by document.
+const SOURCE_ATTRIBUTES: &[&str] = &[
+    // Extend the Event Notification RFC (CONFORMANCE rows EV).
     "PMIX_EVENT_HDLR_NAME",
     "PMIX_EVENT_ORDER_PREPEND",
     "PMIX_EVENT_HDLR_PREPEND",
@@ -135,12 +137,12 @@ const SEED_ATTRIBUTES: &[&str] = &[
     "PMIX_EVENT_HDLR_APPEND",
     "PMIX_EVENT_NO_TERMINATION",
     "PMIX_EVENT_WANT_TERMINATION",
-    // 001: event notification design (its "PMIx_server_cache_size info key"
+    // Event Notification design (EVD; its "PMIx_server_cache_size info key"
     // is PMIX_SERVER_CACHE_SIZE here).
     "PMIX_EVENT_JOB_LEVEL",
     "PMIX_EVENT_ENVIRO_LEVEL",
     "PMIX_SERVER_CACHE_SIZE",
-    // 002: RFC0003 connect/disconnect.
+    // RFC0003 — PMIx_Connect/Disconnect (CON).
     "PMIX_CONNECT_NOTIFY_EACH",
     "PMIX_CONNECT_NOTIFY_REQ",
     "PMIX_CONNECT_OPTIONAL",
@@ -149,7 +151,7 @@ const SEED_ATTRIBUTES: &[&str] = &[
     "PMIX_CONNECT_ID",
     "PMIX_CLUSTER_ID",
     "PMIX_RANGE",
-    // 003: the standard's use cases. Business card / job-level keys:
+    // PMIx Standard use cases (UC). Business card / job-level keys:
     "PMIX_NODE_LIST",
     "PMIX_NUM_NODES",
     "PMIX_NODEID",
@@ -208,17 +210,18 @@ const SEED_ATTRIBUTES: &[&str] = &[
     "PMIX_QUERY_NUM_GROUPS",
     "PMIX_QUERY_GROUP_NAMES",
     "PMIX_QUERY_GROUP_MEMBERSHIP",
-    // 004: groups draft.
+    // PMIx Groups draft (GRP).
     "PMIX_TIMEOUT",
     "PMIX_GROUP_LEADER",
     "PMIX_GROUP_FT_COLLECTIVE",
     "PMIX_GROUP_NOTIFY_TERMINATION",
 ];
 
-/// `PMIX_` names in the seeds that are not attributes, and so have no row:
+/// `PMIX_` names in the source documents that are not attributes, and so
+/// have no row:
 /// status and event codes, macros, range values, data types, enum values,
 /// info flags, environment variables, limits.
-const SEED_NON_ATTRIBUTES: &[&str] = &[
+const SOURCE_NON_ATTRIBUTES: &[&str] = &[
     // Status and event codes (`pmix_core::Status`).
     "PMIX_SUCCESS",
     "PMIX_ERR_NOT_SUPPORTED",
@@ -275,21 +278,21 @@ const SEED_NON_ATTRIBUTES: &[&str] = &[
 ];
 
 #[test]
-fn every_seed_attribute_has_a_row() {
-    let missing: Vec<&str> = SEED_ATTRIBUTES
+fn every_source_attribute_has_a_row() {
+    let missing: Vec<&str> = SOURCE_ATTRIBUTES
         .iter()
         .copied()
         .filter(|n| attrs::lookup_name(n).is_none())
         .collect();
     assert!(
         missing.is_empty(),
-        "seed attributes without a row: {missing:?}"
+        "attributes of the source documents without a row: {missing:?}"
     );
 }
 
 #[test]
-fn seed_non_attributes_have_no_row() {
-    let wrong: Vec<&str> = SEED_NON_ATTRIBUTES
+fn source_non_attributes_have_no_row() {
+    let wrong: Vec<&str> = SOURCE_NON_ATTRIBUTES
         .iter()
         .copied()
         .filter(|n| attrs::lookup_name(n).is_some())
@@ -298,18 +301,19 @@ fn seed_non_attributes_have_no_row() {
         wrong.is_empty(),
         "not attributes, yet in the table: {wrong:?}"
     );
-    for n in SEED_NON_ATTRIBUTES {
-        assert!(!SEED_ATTRIBUTES.contains(n), "{n} is in both lists");
+    for n in SOURCE_NON_ATTRIBUTES {
+        assert!(!SOURCE_ATTRIBUTES.contains(n), "{n} is in both lists");
     }
 }
 
 #[test]
-fn seed_rows_are_named_by_the_seeds() {
-    // A seed-only row exists because a seed names it, and for no other reason.
-    for a in ATTRIBUTES.iter().filter(|a| a.origin == Origin::Seed) {
+fn proposed_rows_are_named_by_a_source() {
+    // A proposed row exists because a source document names it, and for no
+    // other reason.
+    for a in ATTRIBUTES.iter().filter(|a| a.origin == Origin::Proposed) {
         assert!(
-            SEED_ATTRIBUTES.contains(&a.name),
-            "{} is Seed but no seed names it",
+            SOURCE_ATTRIBUTES.contains(&a.name),
+            "{} is Proposed but no source document names it",
             a.name
         );
     }
@@ -327,7 +331,7 @@ fn origin_cell(o: Origin) -> &'static str {
     match o {
         Origin::Standard => "standard",
         Origin::Deprecated => "deprecated",
-        Origin::Seed => "**seed-only**",
+        Origin::Proposed => "**proposed**",
     }
 }
 
@@ -341,10 +345,11 @@ fn render() -> String {
          <!-- Generated from `pmix_core::attrs` by core/tests/attrs_table.rs; do not edit.\n\
          \x20    Regenerate: PMIX_REGEN_ATTR_DOCS=1 cargo test -p pmix-core --test attrs_table -->\n\
          \n\
-         `pmix_core::attrs` has one constant per attribute (info key) that the seed documents\n\
-         name, plus the job-level keys and directives Open MPI 4.1 and ORTE exchange with\n\
-         OpenPMIx 4.2.2 (`CAPI.md` §6), plus the common directives of the standard. A constant\n\
-         drops the `PMIX_` prefix: `attrs::EVENT_HDLR_FIRST` is `\"pmix.evfirst\"`.\n\
+         `pmix_core::attrs` has one constant per attribute (info key) that the source\n\
+         documents (`SOURCES.md`) name, plus the job-level keys and directives Open MPI 4.1\n\
+         and ORTE exchange with OpenPMIx 4.2.2 (`CAPI.md` §6), plus the common directives of\n\
+         the standard. A constant drops the `PMIX_` prefix: `attrs::EVENT_HDLR_FIRST` is\n\
+         `\"pmix.evfirst\"`.\n\
          \n\
          Names and key strings are those of the OpenPMIx 4.2.2 headers;\n\
          `core/tests/attrs_table.rs` checks every row against their string macros\n\
@@ -362,22 +367,24 @@ fn render() -> String {
          Origins:\n\
          \n\
          - **standard**: in the standard and in `pmix_common.h`.\n\
-         - **deprecated**: only in `pmix_deprecated.h`, still sent by Open MPI or named by a seed.\n\
-         - **seed-only**: named by a seed, absent from the 4.2.2 headers. The key string is\n\
-         \x20 ours, in the `pmix.` style, and equals no header string. The connect RFC's six\n\
-         \x20 `CONNECT_*` directives were superseded by the groups API; `EVENT_JOB_LEVEL` and\n\
-         \x20 `EVENT_ENVIRO_LEVEL` were dropped after PMIx 2 and keep the PMIx 2 strings that\n\
-         \x20 Open MPI's OPAL layer still defines (`pmix.evjob`, `pmix.evenv`);\n\
-         \x20 `SERVER_CACHE_SIZE` is the event design's `PMIx_server_cache_size` key.\n\
+         - **deprecated**: only in `pmix_deprecated.h`, still sent by Open MPI or named by a\n\
+         \x20 source document.\n\
+         - **proposed**: named by a source document, absent from the 4.2.2 headers. The key\n\
+         \x20 string is ours, in the `pmix.` style, and equals no header string. The connect\n\
+         \x20 RFC's six `CONNECT_*` directives were superseded by the groups API;\n\
+         \x20 `EVENT_JOB_LEVEL` and `EVENT_ENVIRO_LEVEL` were dropped after PMIx 2 and keep\n\
+         \x20 the PMIx 2 strings that Open MPI's OPAL layer still defines (`pmix.evjob`,\n\
+         \x20 `pmix.evenv`); `SERVER_CACHE_SIZE` is the event design's\n\
+         \x20 `PMIx_server_cache_size` key.\n\
          \n",
     );
     let _ = writeln!(
         s,
-        "{} attributes: {} standard, {} deprecated, {} seed-only; {} aliases.\n",
+        "{} attributes: {} standard, {} deprecated, {} proposed; {} aliases.\n",
         ATTRIBUTES.len(),
         count(Origin::Standard),
         count(Origin::Deprecated),
-        count(Origin::Seed),
+        count(Origin::Proposed),
         ALIASES.len()
     );
     s.push_str("| name | key | type | origin | meaning |\n");
@@ -414,9 +421,9 @@ fn render() -> String {
     s.push_str(
         "\n`PMIX_EVENT_ORDER_PREPEND` is the event RFC's old name for `PMIX_EVENT_HDLR_PREPEND`;\n\
          the RFC renamed it, and Open MPI's `OPAL_PMIX_EVENT_ORDER_PREPEND` is the same\n\
-         `pmix.evprepend` string, so it is an alias rather than a seed-only key of ours.\n\
+         `pmix.evprepend` string, so it is an alias rather than a proposed key of ours.\n\
          \n\
-         Seed names that are not attributes (status codes, macros such as\n\
+         Names in the source documents that are not attributes (status codes, macros such as\n\
          `PMIX_MULTICLUSTER_NSPACE_CONSTRUCT`, range values, the `PMIX_LAUNCHER_RNDZ_URI`\n\
          environment variable) have no row; `core/tests/attrs_table.rs` lists them.\n",
     );

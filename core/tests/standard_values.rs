@@ -1,8 +1,10 @@
 //! Every numeric code pmix-rs defines equals the value in the OpenPMIx 4.2.2
 //! headers (the C ABI depends on it: a status, type, range or scope crosses
-//! the boundary as a cast). The fixture `data/pmix_int_macros.txt` is the
-//! integer-macro dump of `../shared/capi/layout/layout_output.txt` (see
-//! `../shared/CAPI.md` §3): one `NAME VALUE [header]` line per macro.
+//! the boundary as a cast). The fixture `data/pmix_int_macros.txt` lists the
+//! integer macros of Debian's OpenPMIx 4.2.2 headers (`libpmix-dev`
+//! 4.2.2-1+deb12u1: `pmix_common.h` and `pmix_deprecated.h`), each value
+//! printed by a C program compiled against them: one `NAME VALUE [header]`
+//! line per macro (`docs/CAPI.md` §3).
 
 use std::collections::HashMap;
 
@@ -13,8 +15,8 @@ use pmix_core::codes::{
 use pmix_core::status::ALL_STATUS_NAMES;
 use pmix_core::{Rank, Status, MAX_KEYLEN, MAX_NSLEN};
 
-/// Names pmix-rs defines that the headers do not: the seeds' status names
-/// and the empty flag set.
+/// Names pmix-rs defines that the headers do not: the event design's status
+/// names and the empty flag set.
 const OURS_ONLY: &[&str] = &[
     "PMIX_ERR_LOST_SERVER_CONNECTION",
     "PMIX_ERR_FAILED_COMM",

@@ -1,6 +1,6 @@
 //! `eventbench`: the cross-process event harness. It measures what the
-//! PMIx anchors `anchors/notify_lat.c`, `proc_local.c` and `throughput.c`
-//! measure on OpenPMIx, next to the machine's own limits measured in the
+//! C anchor programs `notify_lat`, `proc_local` and `throughput` measure on
+//! OpenPMIx (`docs/BENCHMARKS.md`, "The OpenPMIx anchor programs"), next to the machine's own limits measured in the
 //! same run, and prints a Markdown table of medians.
 //!
 //! One binary, three roles. The parent measures the limits (two copies of
@@ -16,7 +16,7 @@
 //!
 //! - **limits**: a cache line bounced between two spinning processes and a
 //!   futex word both sides sleep on (RTT/2, median batch), pinned to CPUs
-//!   0 and 1 (`LIMITS.md`'s method), the futex one also with both on CPU 0,
+//!   0 and 1 (`docs/LIMITS.md` §1), the futex one also with both on CPU 0,
 //!   and both left to the scheduler (for reference). Spinning rows are
 //!   quoted as a multiple of the pinned line, sleeping rows of both pinned
 //!   futex figures: on a 2-vCPU guest a wake-up on the same CPU costs a few
@@ -27,7 +27,7 @@
 //!   rank 1's handler notifies PONG back the same way. *handler→handler*:
 //!   rank 0's PONG handler notifies the next PING itself and stamps each
 //!   arrival (RTT = gap between arrivals; only the progress threads run).
-//!   *main waits* (as `notify_lat.c -m spin`): rank 0's handler bumps an
+//!   *main waits* (as `notify_lat -m spin`): rank 0's handler bumps an
 //!   atomic, its main thread waits for it and sends the next PING. With
 //!   spinning progress threads that makes 3 spinning threads: on fewer
 //!   CPUs the row is skipped (it would measure scheduler time slices).
@@ -80,7 +80,8 @@ use pmix_client::{Client, Event, EventCompletion};
 use pmix_core::{attrs, DataRange, Info, Nspace, Proc, Rank, Status, Value};
 use pmix_shm::sync::{AtomicU64, Ordering};
 
-/// User event codes, below `PMIX_EXTERNAL_ERR_BASE` as in `anchors/ev.h`.
+/// User event codes, below `PMIX_EXTERNAL_ERR_BASE` as in the C anchor
+/// programs.
 const CODE_PING: Status = Status(-3001);
 const CODE_PONG: Status = Status(-3002);
 const CODE_LOCAL: Status = Status(-3003);
@@ -96,7 +97,7 @@ const PMIXRUN_TIMEOUT_S: u64 = 100;
 const CLIENT_WAIT: Duration = Duration::from_secs(60);
 
 /// Foreign load (CPUs used by other processes) above which a row says the
-/// machine was busy (`LIMITS.md` counts a run clean up to 0.25).
+/// machine was busy (`docs/LIMITS.md` §1 counts a run clean up to 0.25).
 const BUSY: f64 = 0.25;
 
 const SPIN_ENV: &str = "PMIXRS_PROGRESS_SPIN_US";
@@ -478,7 +479,7 @@ fn run_all(o: &Opts) -> Result<(), String> {
          spin = PMIXRS_PROGRESS_SPIN_US=1000000, sleep = 0, default = unset (2 µs); \
          the clients are not pinned: a sleeping row lands between its two futex ratios \
          depending on whether the scheduler put the two sides on one CPU or two; \
-         OpenPMIx 4.2.2 figures from anchors/README.md (same kind of 2-vCPU machine)"
+         OpenPMIx 4.2.2 figures from the anchors' reference run in docs/BENCHMARKS.md (same kind of 2-vCPU machine)"
     );
     if skipped_main_spin {
         println!(
@@ -759,7 +760,7 @@ impl Level {
 /// time budget.
 const MIN_SAMPLES: u64 = 100;
 
-/// The time budget of a latency loop (as `notify_lat.c -T`): it stops
+/// The time budget of a latency loop (as the anchor `notify_lat -T`): it stops
 /// once the budget is spent and [`MIN_SAMPLES`] samples were taken after
 /// the warm-up, so that a busy machine cannot stretch a run to minutes.
 struct Budget {

@@ -11,7 +11,7 @@
 //! - `tp`: throughput of N producer processes into one consumer process.
 //!
 //! Latency: each run times batches of round trips and keeps the median
-//! batch; the table shows the median over runs (LIMITS.md's method).
+//! batch; the table shows the median over runs (`docs/LIMITS.md` §1).
 //! Processes are pinned with `taskset` when there are two or more CPUs: the
 //! two latency roles on CPUs 0 and 1; throughput producers on CPU 0 and the
 //! consumer on CPU 1.
@@ -234,7 +234,7 @@ fn run_all(quick: bool) -> Result<(), String> {
         "shmbench: {runs} runs per row, {ncpu} CPUs, pinned: {}",
         ncpu >= 2 && which("taskset")
     );
-    // Interleave the rows run by run, as LIMITS.md does.
+    // Interleave the rows run by run (docs/LIMITS.md §1).
     // (test, label, batches, round trips per batch, payload bytes)
     let lat_rows: [(&str, &str, u64, u64, u64); 5] = [
         ("line", "raw cache-line ping-pong (spin)", 400, 1000, 0),

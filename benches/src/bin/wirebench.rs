@@ -1,6 +1,6 @@
-//! `wirebench`: the cross-process wire-up harness, measuring what the PMIx
-//! anchors (`anchors/get_lat.c`, `anchors/fence_lat.c`, `anchors/run.sh`)
-//! measure on OpenPMIx, the same way, so the two tables compare row by row.
+//! `wirebench`: the cross-process wire-up harness, measuring what the C
+//! anchor programs `get_lat` and `fence_lat` and their runner measure on
+//! OpenPMIx (`docs/BENCHMARKS.md`, "The OpenPMIx anchor programs"), the same way, so the two tables compare row by row.
 //!
 //! One binary, two roles. The parent embeds a [`Server`] (one per
 //! experiment, a fresh namespace each time, [`NullHost`]), registers `np`
@@ -10,30 +10,30 @@
 //! waits for every rank (120 s deadline: the job is killed and the row
 //! reports FAIL) and keeps one set of results per repetition.
 //!
-//! - `get` (np = 2, as `get_lat.c`): rank 0's Init and Finalize time; Get
+//! - `get` (np = 2, as the anchor `get_lat`): rank 0's Init and Finalize time; Get
 //!   of `JOB_SIZE@WILDCARD`, `LOCAL_RANK@self`, and (after every rank put a
 //!   64-byte key, committed and ran a collecting fence) the peer's key:
 //!   100 untimed, checked Gets, then 100k Gets timed in batches of 100;
 //!   ns/op is the median batch (p10/p90 over batches in the notes). Only
 //!   rank 0 measures; the peer waits in a fence meanwhile.
-//! - `fence` (np = 2, 4, 8, 16, as `fence_lat.c`): each iteration puts and
+//! - `fence` (np = 2, 4, 8, 16, as the anchor `fence_lat`): each iteration puts and
 //!   commits a new 1 KiB blob (untimed) and times a `PMIX_COLLECT_DATA`
 //!   fence; then a sync-only fence (no info) is timed. 20 warm-up + 200
 //!   timed iterations each; the row is rank 0's median iteration, and the
 //!   notes give the largest per-rank median (gathered afterwards with
-//!   put/commit/fence/get, as `gather_doubles` does).
+//!   put/commit/fence/get, as the anchor does).
 //! - `pmixrun -n 8 examples/bcard` and `pmixrun -n 8 /bin/true`: whole-job
-//!   wall time, 2 warm-up + 10 timed launches, median (hyperfine's `-w 2
-//!   -r 10` in `run.sh`).
+//!   wall time, 2 warm-up + 10 timed launches, median (the anchor runner's
+//!   `hyperfine -w 2 -r 10`).
 //! - The machine's own limits, in the same run: a one-byte pipe ping-pong
 //!   between this process and a sleeping child (RTT/2: the cost of one
 //!   wake-up, the floor of a sleeping fence), and spawning + reaping 8
 //!   `/bin/true` directly (the floor of the `pmixrun` rows).
 //!
 //! Every experiment runs `--reps` times (default 3, interleaved); the table
-//! shows the median, min and max of the per-run figures, like `run.sh`.
-//! The notes quote the OpenPMIx 4.2.2 reference table in
-//! `anchors/README.md` (same kind of 2-vCPU machine). No process is
+//! shows the median, min and max of the per-run figures, like the anchor runner.
+//! The notes quote the OpenPMIx 4.2.2 reference run recorded in
+//! `docs/BENCHMARKS.md` (same kind of 2-vCPU machine). No process is
 //! pinned. The header gives the load average before and after: on a
 //! shared machine, rerun when it is quiet. A note says when `pmixrun` or
 //! `bcard` is older than the workspace sources.
@@ -334,7 +334,7 @@ fn run_all(o: &Opts) -> Result<(), String> {
         res.record("wirebench", "lim_pipe", pipe_median(pipe_batches, 100));
     }
 
-    // OpenPMIx 4.2.2 medians from anchors/README.md's reference table.
+    // OpenPMIx 4.2.2 medians of the anchors' reference run (docs/BENCHMARKS.md).
     let fence_ref: HashMap<u32, (&str, &str)> = HashMap::from([
         (2, ("114.1", "78.6")),
         (4, ("214.7", "202.5")),
@@ -495,8 +495,8 @@ fn perr(what: &str) -> impl Fn(pmix_core::Error) -> String + '_ {
     move |e| format!("{what}: {e}")
 }
 
-/// `time_gets` in `get_lat.c`: 100 checked warm-up Gets, then `n` Gets in
-/// batches of `b`; ns/op statistics over batches.
+/// As the anchor `get_lat` times them: 100 checked warm-up Gets, then `n`
+/// Gets in batches of `b`; ns/op statistics over batches.
 fn time_gets(
     c: &Client,
     proc: &Proc,

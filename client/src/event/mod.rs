@@ -1,4 +1,5 @@
-//! Event notification in the client (seeds 000 and 001).
+//! Event notification in the client (the Extend the Event Notification RFC
+//! and the Event Notification design, `docs/SOURCES.md`).
 //!
 //! - **Registration** ([`Client::register_event_handler`]): the ordering
 //!   rules live in [`pmix_core::event::Chain`]; the chain is an immutable
@@ -114,7 +115,7 @@ impl EventCompletion {
 
     /// As [`done`](Self::done), and replaces the results of the earlier
     /// handlers with `prior` (a handler may alter a value or remove an
-    /// entry; seed 000).
+    /// entry; the event RFC).
     pub fn done_updating(self, status: Status, prior: Vec<Info>, results: Vec<Info>) {
         self.finish(Done {
             status,

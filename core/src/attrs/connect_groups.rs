@@ -1,25 +1,25 @@
-//! Connect/disconnect (RFC0003), groups (the groups draft), process sets and
-//! clusters.
+//! Connect/disconnect (RFC0003 — PMIx_Connect/Disconnect), groups (the
+//! PMIx Groups draft), process sets and clusters (`docs/SOURCES.md`).
 //!
 //! The six `CONNECT_*` attributes of RFC0003 never entered the standard: the
 //! groups API took over their roles (`GROUP_OPTIONAL`, `GROUP_NOTIFY_TERMINATION`,
-//! a group id). They keep seed-only rows, all under the `pmix.cnct.` prefix,
+//! a group id). They keep rows of origin [`Origin::Proposed`](super::Origin::Proposed), all under the `pmix.cnct.` prefix,
 //! which only `pmix.cnct.sys`, `pmix.cnct.sys.first` and `pmix.cnct.recon`
 //! use in the standard.
 
 attributes! {
-    // RFC0003 connect/disconnect directives (seed-only).
-    Seed CONNECT_NOTIFY_EACH = "pmix.cnct.ntfyeach": BOOL
+    // RFC0003 connect/disconnect directives (proposed, never standardised).
+    Proposed CONNECT_NOTIFY_EACH = "pmix.cnct.ntfyeach": BOOL
         => "Raise PMIX_PROC_HAS_CONNECTED / PMIX_PROC_HAS_DISCONNECTED locally as each process connects or disconnects.";
-    Seed CONNECT_NOTIFY_REQ = "pmix.cnct.ntfyreq": BOOL
+    Proposed CONNECT_NOTIFY_REQ = "pmix.cnct.ntfyreq": BOOL
         => "Send each named process a PMIX_CONNECT_REQUESTED event asking it to connect.";
-    Seed CONNECT_OPTIONAL = "pmix.cnct.opt": BOOL
+    Proposed CONNECT_OPTIONAL = "pmix.cnct.opt": BOOL
         => "Participation is optional: processes that terminate without connecting are no error.";
-    Seed CONNECT_EARLY_TERM_ALLOWED = "pmix.cnct.eterm": BOOL
+    Proposed CONNECT_EARLY_TERM_ALLOWED = "pmix.cnct.eterm": BOOL
         => "A process may terminate without disconnecting; later collectives of the nspace adjust.";
-    Seed CONNECT_XCHG_ONLY = "pmix.cnct.xchg": BOOL
+    Proposed CONNECT_XCHG_ONLY = "pmix.cnct.xchg": BOOL
         => "Only exchange job-level data of the nspaces involved; assign no new nspace or rank.";
-    Seed CONNECT_ID = "pmix.cnct.id": STRING
+    Proposed CONNECT_ID = "pmix.cnct.id": STRING
         => "Caller-chosen identifier that, with the proc array, tells parallel connects apart; the same on every participant.";
     Standard CLUSTER_ID = "pmix.clid": STRING
         => "Name of the cluster the process runs on (multi-cluster nspaces are \"cluster:nspace\").";

@@ -72,13 +72,14 @@ attributes! {
     Standard EXTERNAL_PROGRESS = "pmix.evext": BOOL
         => "The host progresses the library itself by calling PMIx_Progress.";
 
-    // Job vs environment events (event design). Open MPI 4.1's OPAL layer
-    // still defines these two strings (`opal_vs_pmix422_keys.txt`), so they
+    // Job vs environment events (the event design). Open MPI 4.1's OPAL layer
+    // still defines these two strings (`OPAL_PMIX_EVENT_JOB_LEVEL` and
+    // `OPAL_PMIX_EVENT_ENVIRO_LEVEL` in `opal/mca/pmix/pmix_types.h`), so they
     // are reused rather than invented.
-    Seed EVENT_JOB_LEVEL = "pmix.evjob": BOOL
+    Proposed EVENT_JOB_LEVEL = "pmix.evjob": BOOL
         => "Registration wants only job-specific events (those targeting procs of a job); the string is PMIx 2's, kept by OPAL.";
-    Seed EVENT_ENVIRO_LEVEL = "pmix.evenv": BOOL
+    Proposed EVENT_ENVIRO_LEVEL = "pmix.evenv": BOOL
         => "Registration wants environment events (ECC, temperature...) that target no job; the string is PMIx 2's, kept by OPAL.";
-    Seed SERVER_CACHE_SIZE = "pmix.srvr.evcache": UINT32
+    Proposed SERVER_CACHE_SIZE = "pmix.srvr.evcache": UINT32
         => "Server_init directive: number of events the server's replay ring holds (512 by default); the design calls it PMIx_server_cache_size.";
 }

@@ -1,4 +1,5 @@
-//! Attribute keys: one constant per attribute the seed documents name (plus
+//! Attribute keys: one constant per attribute the source documents name
+//! (`docs/SOURCES.md`; plus
 //! the job-level keys and directives Open MPI and ORTE exchange), with the
 //! standard's value type, and a table to check infos against.
 //!
@@ -8,9 +9,9 @@
 //!
 //! Key strings and names are those of the OpenPMIx 4.2.2 headers
 //! (`pmix_common.h`, and `pmix_deprecated.h` for [`Origin::Deprecated`] rows);
-//! `core/tests/attrs_table.rs` checks every row against them. A seed that
-//! names an attribute the standard dropped or never defined gets a row with a
-//! string of ours ([`Origin::Seed`]); `docs/ATTRIBUTES.md` lists them all.
+//! `core/tests/attrs_table.rs` checks every row against them. A source
+//! document that names an attribute the standard dropped or never defined
+//! gets a row with a string of ours ([`Origin::Proposed`]); `docs/ATTRIBUTES.md` lists them all.
 //!
 //! # Type rule of [`check`]
 //!
@@ -57,9 +58,10 @@ pub enum Origin {
     Standard,
     /// Still defined, but only in OpenPMIx 4.2.2's `pmix_deprecated.h`.
     Deprecated,
-    /// Named by a seed document but absent from the 4.2.2 headers; the key
-    /// string is pmix-rs's own and collides with no standard string.
-    Seed,
+    /// Proposed by one of the source documents (`docs/SOURCES.md`) but
+    /// absent from the 4.2.2 headers; the key string is pmix-rs's own and
+    /// collides with no standard string.
+    Proposed,
 }
 
 impl fmt::Display for Origin {
@@ -67,7 +69,7 @@ impl fmt::Display for Origin {
         f.write_str(match self {
             Origin::Standard => "standard",
             Origin::Deprecated => "deprecated",
-            Origin::Seed => "seed-only",
+            Origin::Proposed => "proposed",
         })
     }
 }
@@ -194,8 +196,8 @@ macro_rules! origin_note {
     (Deprecated) => {
         " Deprecated: defined only in `pmix_deprecated.h`."
     };
-    (Seed) => {
-        " Seed-only: absent from the standard; the key string is pmix-rs's."
+    (Proposed) => {
+        " Proposed by a source document, absent from the standard; the key string is pmix-rs's."
     };
 }
 
@@ -267,7 +269,7 @@ pub static ALIASES: &[Alias] = &[
         name: "PMIX_EVENT_ORDER_PREPEND",
         key: EVENT_ORDER_PREPEND,
         target: "PMIX_EVENT_HDLR_PREPEND",
-        origin: Origin::Seed,
+        origin: Origin::Proposed,
     },
 ];
 

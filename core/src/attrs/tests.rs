@@ -183,18 +183,18 @@ fn rows_are_well_formed() {
 }
 
 #[test]
-fn seed_strings_are_ours() {
+fn proposed_strings_are_ours() {
     let standard: HashSet<&str> = ATTRIBUTES
         .iter()
-        .filter(|a| a.origin != Origin::Seed)
+        .filter(|a| a.origin != Origin::Proposed)
         .map(|a| a.key)
         .collect();
-    let seeds: Vec<&Attr> = ATTRIBUTES
+    let proposed: Vec<&Attr> = ATTRIBUTES
         .iter()
-        .filter(|a| a.origin == Origin::Seed)
+        .filter(|a| a.origin == Origin::Proposed)
         .collect();
-    assert!(!seeds.is_empty());
-    for a in seeds {
+    assert!(!proposed.is_empty());
+    for a in proposed {
         assert!(a.key.starts_with("pmix."), "{}: {}", a.name, a.key);
         assert!(!standard.contains(a.key), "{}: {}", a.name, a.key);
     }
@@ -202,7 +202,7 @@ fn seed_strings_are_ours() {
 
 #[test]
 fn origin_displays() {
-    assert_eq!(Origin::Seed.to_string(), "seed-only");
+    assert_eq!(Origin::Proposed.to_string(), "proposed");
     assert_eq!(Origin::Standard.to_string(), "standard");
     assert_eq!(Origin::Deprecated.to_string(), "deprecated");
 }

@@ -158,7 +158,7 @@ impl<H> Chain<H> {
 
     /// Registers a handler, returning its id.
     ///
-    /// Rules (seed 000): names are unique per process; FIRST and LAST are
+    /// Rules (the event RFC): names are unique per process; FIRST and LAST are
     /// one each for the whole chain, FIRST_IN_CATEGORY and LAST_IN_CATEGORY
     /// one each per category; nothing may go before a FIRST(-IN-CATEGORY)
     /// handler or after a LAST(-IN-CATEGORY) one; BEFORE/AFTER name a
@@ -333,7 +333,7 @@ pub fn accepts(spec: &RegistrationSpec, me: &Proc, ev: &EventView<'_>) -> bool {
 /// Whether a handler registered for `code` takes an event `status`: the
 /// same code, or the two names of a lost server connection — the standard's
 /// `PMIX_ERR_LOST_CONNECTION` (-61), which the client raises, and the
-/// seed's `PMIX_ERR_LOST_SERVER_CONNECTION` (-101, the deprecated
+/// event design's `PMIX_ERR_LOST_SERVER_CONNECTION` (-101, the deprecated
 /// `PMIX_ERR_LOST_CONNECTION_TO_SERVER`).
 fn same_event(code: Status, status: Status) -> bool {
     let lost =

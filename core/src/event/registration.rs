@@ -4,13 +4,14 @@
 //! be checked without the chain is checked here.
 //!
 //! # References
-//! Seed 000 (RFC "Extend the Event Notification"), seed 001 (event design).
+//! The Extend the Event Notification RFC and the Event Notification design
+//! (`docs/SOURCES.md`).
 
 use crate::attrs;
 use crate::{DataRange, Error, Info, Proc, Result, Status};
 
-/// The three categories of the chain (seed 001: single-code handlers are
-/// called first, then multi-code, then default).
+/// The three categories of the chain (the event design: single-code
+/// handlers are called first, then multi-code, then default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Category {
     /// Registered against exactly one status code.
@@ -70,12 +71,12 @@ pub enum Placement {
 /// Which events a handler accepts, beyond its codes.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Filters {
-    /// `PMIX_EVENT_JOB_LEVEL` (seed 001): only job-specific events.
+    /// `PMIX_EVENT_JOB_LEVEL` (the event design): only job-specific events.
     pub job_level: bool,
-    /// `PMIX_EVENT_ENVIRO_LEVEL` (seed 001): only environment events.
+    /// `PMIX_EVENT_ENVIRO_LEVEL` (the event design): only environment events.
     pub enviro_level: bool,
-    /// `PMIX_RANGE` on registration: the range of sources accepted (seed 000:
-    /// no range, no filter).
+    /// `PMIX_RANGE` on registration: the range of sources accepted (the
+    /// event RFC: no range, no filter).
     pub range: Option<DataRange>,
     /// `PMIX_EVENT_CUSTOM_RANGE`: the accepted sources under
     /// `PMIX_RANGE_CUSTOM`.

@@ -4,9 +4,10 @@
 //!
 //! After each handler, one info keyed by the handler's name (empty when
 //! unnamed) holding the *handler's* returned status is appended, followed by
-//! the infos the handler returned (seed 001, seed 000). A handler may hand
+//! the infos the handler returned (the Event Notification design and the
+//! Extend the Event Notification RFC, `docs/SOURCES.md`). A handler may hand
 //! back the prior results altered (a value changed, an entry removed) and
-//! the next handler sees that consolidated array (seed 000).
+//! the next handler sees that consolidated array (the event RFC).
 //! `PMIX_EVENT_ACTION_COMPLETE` ends the chain.
 
 use crate::{attrs, Info, InfoFlags, Status, Value};
@@ -21,7 +22,7 @@ pub enum Step {
 }
 
 /// The chain's consolidated view on terminating the application
-/// (`PMIX_EVENT_NO_TERMINATION` / `PMIX_EVENT_WANT_TERMINATION`, seed 000).
+/// (`PMIX_EVENT_NO_TERMINATION` / `PMIX_EVENT_WANT_TERMINATION`, the event RFC).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Termination {
     /// No handler said anything.
