@@ -16,8 +16,10 @@ use std::sync::Arc;
 use pmix_core::event::EventMsg;
 use pmix_core::{DataRange, Nspace, Proc, Rank};
 
+use crate::registry::Registry;
+
 /// What the registry knows, as the event bookkeeping needs it.
-pub(crate) trait Registry {
+pub(crate) trait RegistryView {
     /// `(local count, job size)` of a registered namespace.
     fn sizes(&self, ns: &Nspace) -> Option<(u32, u32)>;
     /// Ranks of the registered local clients of `ns`.
@@ -120,7 +122,7 @@ impl EventStore {
     /// registered yet. An event with `PMIX_EVENT_DO_NOT_CACHE` is neither
     /// cached nor held; one that no other process can be a target of (range
     /// RM or PROC_LOCAL) is not cached.
-    pub(crate) fn keep(&mut self, stored: &Arc<Stored>, reg: &impl Registry) {
+    pub(crate) fn keep(&mut self, stored: &Arc<Stored>, reg: &impl RegistryView) {
         let ev = &stored.ev;
         if ev.do_not_cache() {
             return;
@@ -192,7 +194,7 @@ impl EventStore {
     /// local proc got the event, a named proc once it cannot come any more
     /// (its namespace is complete without it: it lives elsewhere), and a
     /// held event once nothing is left of it.
-    pub(crate) fn prune(&mut self, reg: &impl Registry) {
+    pub(crate) fn prune(&mut self, reg: &impl RegistryView) {
         for h in &mut self.held {
             h.nspaces.retain(|ns, reached| {
                 reg.sizes(ns)
@@ -227,7 +229,7 @@ impl EventStore {
 }
 
 /// The held entry for `stored`, if some local target is missing.
-fn hold(stored: &Arc<Stored>, reg: &impl Registry) -> Option<Held> {
+fn hold(stored: &Arc<Stored>, reg: &impl RegistryView) -> Option<Held> {
     let ev = &stored.ev;
     let mut h = Held {
         ev: Arc::clone(stored),
@@ -270,6 +272,36 @@ fn hold(stored: &Arc<Stored>, reg: &impl Registry) -> Option<Held> {
     (!h.is_empty()).then_some(h)
 }
 
+/// The server's registry, as the event bookkeeping sees it.
+impl RegistryView for Registry {
+    fn sizes(&self, ns: &Nspace) -> Option<(u32, u32)> {
+        self.nspaces
+            .get(ns)
+            .filter(|n| n.registered)
+            .map(|n| (n.nlocal, n.job_size))
+    }
+
+    fn registered_ranks(&self, ns: &Nspace) -> BTreeSet<Rank> {
+        self.clients
+            .keys()
+            .filter(|p| &p.nspace == ns)
+            .map(|p| p.rank)
+            .collect()
+    }
+
+    fn is_registered(&self, p: &Proc) -> bool {
+        self.clients.contains_key(p)
+    }
+
+    fn nspaces(&self) -> Vec<Nspace> {
+        self.nspaces
+            .iter()
+            .filter(|(_, n)| n.registered)
+            .map(|(ns, _)| ns.clone())
+            .collect()
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -284,7 +316,7 @@ pub(crate) mod tests {
         pub(crate) procs: BTreeSet<Proc>,
     }
 
-    impl Registry for Reg {
+    impl RegistryView for Reg {
         fn sizes(&self, ns: &Nspace) -> Option<(u32, u32)> {
             self.ns.get(ns).copied()
         }
