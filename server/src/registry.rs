@@ -97,16 +97,47 @@ impl Registry {
         self.clients.get(proc).map(|c| c.slot)
     }
 
-    /// Local ranks of `nspace` (registered clients), sorted.
-    pub(crate) fn local_ranks(&self, nspace: &Nspace) -> Vec<Rank> {
-        let mut v: Vec<Rank> = self
-            .clients
+    /// `(local count, job size)` of a registered namespace.
+    pub(crate) fn sizes(&self, ns: &Nspace) -> Option<(u32, u32)> {
+        self.nspaces
+            .get(ns)
+            .filter(|n| n.registered)
+            .map(|n| (n.nlocal, n.job_size))
+    }
+
+    /// Ranks of the registered local clients of `ns`.
+    pub(crate) fn local_ranks(&self, ns: &Nspace) -> BTreeSet<Rank> {
+        self.clients
             .keys()
-            .filter(|p| &p.nspace == nspace)
+            .filter(|p| &p.nspace == ns)
             .map(|p| p.rank)
-            .collect();
-        v.sort_unstable();
-        v
+            .collect()
+    }
+
+    /// `p` is a registered local client.
+    pub(crate) fn is_registered(&self, p: &Proc) -> bool {
+        self.clients.contains_key(p)
+    }
+
+    /// Every registered namespace.
+    pub(crate) fn registered_nspaces(&self) -> Vec<Nspace> {
+        self.nspaces
+            .iter()
+            .filter(|(_, n)| n.registered)
+            .map(|(ns, _)| ns.clone())
+            .collect()
+    }
+
+    /// `ns` is registered and some of its local clients are not yet.
+    pub(crate) fn incomplete(&self, ns: &Nspace) -> bool {
+        self.sizes(ns)
+            .is_some_and(|(nlocal, _)| (self.local_ranks(ns).len() as u64) < u64::from(nlocal))
+    }
+
+    /// `ns` has processes on other nodes (or is not known here).
+    pub(crate) fn spans_nodes(&self, ns: &Nspace) -> bool {
+        self.sizes(ns)
+            .map_or(true, |(nlocal, job_size)| job_size > nlocal)
     }
 
     /// Who of `procs` is here: the registered local clients (a wildcard's
@@ -138,5 +169,33 @@ impl Registry {
             .cloned()
             .collect();
         m
+    }
+}
+
+#[cfg(test)]
+impl Registry {
+    /// Registers namespace `ns` with `nlocal` local processes of `job_size`.
+    pub(crate) fn add_nspace(&mut self, ns: &str, nlocal: u32, job_size: u32) {
+        let info = NsInfo {
+            registered: true,
+            nlocal,
+            job_size,
+            barrier: None,
+        };
+        self.nspaces.insert(Nspace::new(ns).unwrap(), info);
+    }
+
+    /// Registers local client `p` (never connected).
+    pub(crate) fn add_client(&mut self, p: &Proc) {
+        let slot = self.take_slot().expect("a free slot");
+        let rec = ClientRec {
+            uid: 0,
+            gid: 0,
+            slot,
+            link: None,
+            finalized: false,
+            dead: false,
+        };
+        self.clients.insert(p.clone(), rec);
     }
 }

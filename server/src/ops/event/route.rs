@@ -11,7 +11,8 @@ use pmix_core::{DataRange, Error, Info, Proc, Rank, Result, Status};
 
 use crate::inner::{Inner, State};
 use crate::link::Link;
-use crate::ops::event::store::{RegistryView, Stored};
+use crate::ops::event::store::Stored;
+use crate::registry::Registry;
 
 /// One record to push once the state lock is released.
 #[derive(Debug)]
@@ -129,7 +130,7 @@ pub(crate) fn host_notify(
 /// RM always; NAMESPACE when the namespace has processes elsewhere; CUSTOM
 /// when a named proc is not a registered local client (a wildcard: when its
 /// namespace has processes elsewhere).
-fn leaves_node(ev: &EventMsg, reg: &impl RegistryView) -> bool {
+fn leaves_node(ev: &EventMsg, reg: &Registry) -> bool {
     match ev.range {
         DataRange::SESSION | DataRange::GLOBAL | DataRange::RM => true,
         DataRange::NAMESPACE => ev
@@ -214,18 +215,17 @@ pub(crate) fn client_notify(
 mod tests {
     use super::*;
 
-    use crate::ops::event::store::tests::Reg;
-    use pmix_core::Nspace;
-
     fn p(ns: &str, r: u32) -> Proc {
         Proc::new(ns, Rank(r)).unwrap()
     }
 
-    fn reg() -> Reg {
-        let mut r = Reg::default();
-        r.ns.insert(Nspace::new("here").unwrap(), (2, 2));
-        r.ns.insert(Nspace::new("wide").unwrap(), (2, 8));
-        r.procs.extend([p("here", 0), p("here", 1), p("wide", 0)]);
+    fn reg() -> Registry {
+        let mut r = Registry::new(8, 8);
+        r.add_nspace("here", 2, 2);
+        r.add_nspace("wide", 2, 8);
+        for p in [p("here", 0), p("here", 1), p("wide", 0)] {
+            r.add_client(&p);
+        }
         r
     }
 
