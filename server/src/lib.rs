@@ -35,9 +35,9 @@
 //! | `lib.rs` | [`Server`]: the host's API, segment and socket set-up | everything |
 //! | `listener.rs` | accept, handshake (one refusal path), a lost client | dispatch, ops, inner, link |
 //! | `dispatch.rs` | a request frame → the operation that answers it | data, ops, inner, link |
-//! | `ops/` | one module per request family: `fence`, `event/`, `pubsub`, `log`, `lifecycle` | data, inner, collective, registry, link, timer |
-//! | `data/` | registration, job data, modex cards, server-side `get` (direct modex) | inner, registry, ops/event (replay) |
-//! | `inner.rs` | what every thread shares, the state behind the one lock | the pure state below |
+//! | `ops/` | one module per request family: `fence`, `event/`, `pubsub`, `log`, `lifecycle` | data, inner, the pure state, leaves |
+//! | `data/` | registration, job data, modex cards, server-side `get` (direct modex) | inner, the pure state, leaves, `ops/event` (a new client's replay and host calls) |
+//! | `inner.rs` | what every thread shares, the state behind the one lock | the pure state, leaves |
 //! | `registry.rs`, `collective.rs`, `ops/event/{store,interest}.rs`, `data/{card,commits}.rs`, `timer.rs` | pure state: registry, collective tracker, event cache, interest, held requests, timer | link |
 //! | `link.rs`, `config.rs`, `directives.rs`, `host.rs`, `jobdir.rs`, `jobinfo.rs` | leaves | nothing of the crate |
 

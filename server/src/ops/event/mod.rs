@@ -3,8 +3,8 @@
 //!
 //! Every client slot has an inbound event ring in the segment
 //! (`CLIENT_RING`/slot); records are `EventMsg`s of kind
-//! [`RECORD_EVENT`]. Local clients push events straight into the rings of
-//! their connected peers; the server gets a copy (`NOTIFY`) only for what
+//! [`RECORD_EVENT`](pmix_core::event::RECORD_EVENT). Local clients push
+//! events straight into the rings of their connected peers; the server gets a copy (`NOTIFY`) only for what
 //! they cannot do: the cache, peers not connected or not registered yet,
 //! and the host. The host's own events come through `route::host_notify`.
 //!
