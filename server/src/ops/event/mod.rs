@@ -4,9 +4,10 @@
 //! Every client slot has an inbound event ring in the segment
 //! (`CLIENT_RING`/slot); records are `EventMsg`s of kind
 //! [`RECORD_EVENT`](pmix_core::event::RECORD_EVENT). Local clients push
-//! events straight into the rings of their connected peers; the server gets a copy (`NOTIFY`) only for what
-//! they cannot do: the cache, peers not connected or not registered yet,
-//! and the host. The host's own events come through `route::host_notify`.
+//! events straight into the rings of their connected peers; the server
+//! gets a copy (`NOTIFY`) only for what they cannot do: the cache, peers
+//! not connected or not registered yet, and the host. The host's own
+//! events come through `route::host_notify`.
 //!
 //! For each event the server, under its state lock, numbers it, picks the
 //! registered in-range clients it still has to reach, caches it and holds
