@@ -25,17 +25,35 @@
 //! - Job directories ([`jobdir`]): [`JobDirs`] makes the fresh 0700
 //!   `PMIX_TMPDIR` / `PMIX_NSDIR` a host hands its jobs and removes them
 //!   again, only while they are still the directories it created.
+//!
+//! # Layout
+//!
+//! Each file may use only those below it in this table (no import circle):
+//!
+//! | file / folder | job | may depend on |
+//! |---|---|---|
+//! | `lib.rs` | [`Server`]: the host's API, segment and socket set-up | everything |
+//! | `listener.rs` | accept, handshake (one refusal path), a lost client | dispatch, ops, inner, link |
+//! | `dispatch.rs` | a request frame → the operation that answers it | data, ops, inner, link |
+//! | `ops/` | one module per request family: `fence`, `event/`, `pubsub`, `log`, `lifecycle` | data, inner, the pure state, leaves |
+//! | `data/` | registration, job data, modex cards, server-side `get` (direct modex) | inner, the pure state, leaves, `ops/event` (a new client's replay and host calls) |
+//! | `inner.rs` | what every thread shares, the state behind the one lock | the pure state, leaves |
+//! | `registry.rs`, `collective.rs`, `ops/event/{store,interest}.rs`, `data/{card,commits}.rs`, `timer.rs` | pure state: registry, collective tracker, event cache, interest, held requests, timer | link |
+//! | `link.rs`, `config.rs`, `directives.rs`, `host.rs`, `jobdir.rs`, `jobinfo.rs` | leaves | nothing of the crate |
 
-mod conn;
+mod collective;
+mod config;
 mod data;
-mod dmodex;
-mod event;
-mod fence;
+mod directives;
+mod dispatch;
 pub mod host;
+mod inner;
 pub mod jobdir;
 pub mod jobinfo;
-mod services;
-mod state;
+mod link;
+mod listener;
+mod ops;
+mod registry;
 mod timer;
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
@@ -43,136 +61,24 @@ use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use parking_lot::Mutex;
-use pmix_core::proto::{self, caps};
-use pmix_core::{DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
+use pmix_core::proto;
+use pmix_core::{DataRange, Error, Info, Nspace, Proc, Result, Status, Value};
 use pmix_shm::barrier::{BarrierParams, BarrierTable};
 use pmix_shm::layout::RegionKind;
-use pmix_shm::ring::{Ring, RingParams};
+use pmix_shm::ring::RingParams;
 use pmix_shm::segment::{Segment, SegmentLayout};
 use pmix_shm::store::{StoreParams, StoreWriter};
 use pmix_shm::sync::{AtomicBool, Ordering};
 
+pub use config::{hostname, ServerConfig};
 pub use host::{Completion, Host, NullHost};
 pub use jobdir::{JobDirs, OwnedDir, Removal};
 pub use jobinfo::{ScratchDirs, SingleNodeJob};
 
-use state::State;
-
-/// How the server is set up.
-#[derive(Clone, Debug)]
-pub struct ServerConfig {
-    /// The server's own namespace (`PMIX_SERVER_NSPACE`).
-    pub nspace: Nspace,
-    /// The server's own rank (`PMIX_SERVER_RANK`).
-    pub rank: Rank,
-    /// Directory under which the server makes its private socket directory.
-    pub tmpdir: PathBuf,
-    /// This node's name.
-    pub hostname: String,
-    /// Most clients connected at once (client slots in the segment).
-    pub max_clients: u32,
-    /// Most namespaces registered at once (barrier cells).
-    pub max_nspaces: u32,
-    /// Bytes of one job-data store buffer (job data and remote cards).
-    pub job_store_bytes: usize,
-    /// Bytes of one client's modex store buffer (its committed card).
-    pub modex_store_bytes: usize,
-    /// Capabilities the server offers (tests switch some off).
-    pub caps: u64,
-    /// Newest protocol version the server speaks.
-    pub max_version: u16,
-    /// Print refusals and dropped connections on stderr.
-    pub log: bool,
-    /// Cells (64 bytes each) of each client's inbound event ring: a power
-    /// of two, at least 4 (default 1024). A record may take at most half
-    /// the ring.
-    pub event_ring_cells: usize,
-    /// Events the server caches for clients registered later
-    /// (`PMIx_server_cache_size`; default 512; 0: no cache). The oldest is
-    /// evicted first; job events some local target has not received yet
-    /// are held apart from this cache.
-    #[doc(alias = "PMIX_SERVER_CACHE_SIZE")]
-    pub event_cache_size: usize,
-    /// Longest the server waits for room in a connected client's event
-    /// ring before it gives that record up (default 1 s).
-    pub event_push_timeout: Duration,
-}
-
-impl ServerConfig {
-    /// Defaults for a server of namespace `nspace`, rank 0.
-    pub fn new(nspace: Nspace) -> Self {
-        ServerConfig {
-            nspace,
-            rank: Rank(0),
-            tmpdir: std::env::temp_dir(),
-            hostname: hostname(),
-            max_clients: 256,
-            max_nspaces: 64,
-            job_store_bytes: 4 << 20,
-            modex_store_bytes: 64 << 10,
-            caps: caps::ALL,
-            max_version: proto::PROTOCOL_VERSION,
-            log: true,
-            event_ring_cells: 1024,
-            event_cache_size: 512,
-            event_push_timeout: Duration::from_secs(1),
-        }
-    }
-}
-
-/// This node's host name (`/proc/sys/kernel/hostname`, else `localhost`).
-pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_owned())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "localhost".to_owned())
-}
-
-/// Region ids in the segment (kinds from [`RegionKind`]).
-pub(crate) const JOB_STORE_ID: u32 = 0;
-pub(crate) const BARRIERS_ID: u32 = 0;
-
-/// State shared by the server handle, the listener and connection threads.
-pub(crate) struct Inner {
-    pub(crate) cfg: ServerConfig,
-    pub(crate) me: Proc,
-    pub(crate) host: Arc<dyn Host>,
-    pub(crate) segment: Segment,
-    pub(crate) barriers: BarrierTable,
-    pub(crate) store: Mutex<StoreWriter>,
-    /// Each client slot's inbound event ring (producer side), by slot.
-    pub(crate) rings: Vec<Ring>,
-    pub(crate) state: Mutex<State>,
-    /// Values the host stored with `PMIx_Store_internal` (this process
-    /// only), newest last.
-    pub(crate) internal: Mutex<Vec<(Proc, String, Value)>>,
-    /// Held `get`s and direct-modex requests, departed clients' cards.
-    pub(crate) dmodex: dmodex::Dmodex,
-    pub(crate) stopping: AtomicBool,
-    pub(crate) dir: PathBuf,
-    pub(crate) socket_path: PathBuf,
-}
-
-impl std::fmt::Debug for Inner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server")
-            .field("me", &self.me)
-            .field("socket", &self.socket_path)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Inner {
-    pub(crate) fn log(&self, msg: std::fmt::Arguments<'_>) {
-        if self.cfg.log {
-            eprintln!("pmix-server[{}]: {msg}", self.me.nspace.as_str());
-        }
-    }
-}
+use data::{dmodex, job, modex, registration};
+use inner::{Inner, State, BARRIERS_ID, JOB_STORE_ID};
 
 /// An embedded PMIx server.
 #[derive(Debug)]
@@ -267,13 +173,9 @@ impl Server {
 
         let me = Proc::from_parts(cfg.nspace.clone(), cfg.rank);
         let inner = Arc::new(Inner {
-            state: Mutex::new(State::new(
-                cfg.max_clients,
-                cfg.max_nspaces,
-                cfg.event_cache_size,
-            )),
+            state: Mutex::new(State::new(&cfg)),
             internal: Mutex::new(Vec::new()),
-            dmodex: dmodex::Dmodex::default(),
+            commits: data::commits::Commits::default(),
             cfg,
             me,
             host,
@@ -286,7 +188,7 @@ impl Server {
             socket_path,
         });
         let waker = listener.try_clone().ok();
-        let listener = conn::spawn_listener(Arc::clone(&inner), listener)?;
+        let listener = listener::spawn_listener(Arc::clone(&inner), listener)?;
         Ok(Server {
             inner,
             listener: Mutex::new(Some(listener)),
@@ -315,7 +217,7 @@ impl Server {
     /// second registration of the same namespace; `PMIX_ERR_OUT_OF_RESOURCE`
     /// when no barrier cell is left or the store is full.
     pub fn register_nspace(&self, nspace: &Nspace, nlocal: u32, info: &[Info]) -> Result<()> {
-        data::register_nspace(&self.inner, nspace, nlocal, info)
+        registration::register_nspace(&self.inner, nspace, nlocal, info)
     }
 
     /// Removes a namespace and its data; its clients must be deregistered.
@@ -323,7 +225,7 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for an unknown namespace.
     pub fn deregister_nspace(&self, nspace: &Nspace) -> Result<()> {
-        data::deregister_nspace(&self.inner, nspace)
+        registration::deregister_nspace(&self.inner, nspace)
     }
 
     /// Registers a local client with the uid/gid it will run as. May come
@@ -333,7 +235,7 @@ impl Server {
     /// `PMIX_ERR_BAD_PARAM` for a special rank or a proc registered twice;
     /// `PMIX_ERR_OUT_OF_RESOURCE` when every client slot is taken.
     pub fn register_client(&self, proc: &Proc, uid: u32, gid: u32) -> Result<()> {
-        data::register_client(&self.inner, proc, uid, gid)
+        registration::register_client(&self.inner, proc, uid, gid)
     }
 
     /// Forgets a client (after it exited); its slot becomes free.
@@ -341,7 +243,7 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for an unknown proc.
     pub fn deregister_client(&self, proc: &Proc) -> Result<()> {
-        data::deregister_client(&self.inner, proc)
+        registration::deregister_client(&self.inner, proc)
     }
 
     /// The environment a registered client needs (to add to the child's).
@@ -349,7 +251,7 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for a proc that is not registered.
     pub fn setup_fork(&self, proc: &Proc) -> Result<Vec<(String, String)>> {
-        if !self.inner.state.lock().clients.contains_key(proc) {
+        if !self.inner.state.lock().registry.clients.contains_key(proc) {
             return Err(Error::with_context(
                 Status::ERR_NOT_FOUND,
                 format!("setup_fork: {proc:?} is not registered"),
@@ -385,7 +287,7 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` when `proc` is not (and was not) a local client.
     pub fn dmodex_request(&self, proc: &Proc) -> Result<Vec<u8>> {
-        data::node_blob(&self.inner, std::slice::from_ref(proc))
+        modex::node_blob(&self.inner, std::slice::from_ref(proc))
     }
 
     /// [`dmodex_request`](Self::dmodex_request) that waits, as the PMIx
@@ -433,7 +335,7 @@ impl Server {
         range: DataRange,
         info: &[Info],
     ) -> Result<()> {
-        event::host_notify(&self.inner, status, source, range, info)
+        ops::event::route::host_notify(&self.inner, status, source, range, info)
     }
 
     /// Keeps a value about `proc` in this process only
@@ -468,7 +370,7 @@ impl Server {
         {
             return Ok(v.clone());
         }
-        data::server_get(&self.inner, proc, key)
+        job::server_get(&self.inner, proc, key)
     }
 
     /// The shared segment (tests read the clients' event rings through it).
@@ -480,7 +382,7 @@ impl Server {
     /// The client slot of a registered proc.
     #[doc(hidden)]
     pub fn slot_of(&self, proc: &Proc) -> Option<u32> {
-        self.inner.state.lock().clients.get(proc).map(|c| c.slot)
+        self.inner.state.lock().registry.slot_of(proc)
     }
 
     /// Whether `proc` has connected and not yet finalized or dropped.
@@ -488,9 +390,10 @@ impl Server {
         self.inner
             .state
             .lock()
+            .registry
             .clients
             .get(proc)
-            .is_some_and(|c| c.conn.is_some() && !c.finalized)
+            .is_some_and(|c| c.link.is_some() && !c.finalized)
     }
 
     /// Stops listening, closes every connection and removes the socket
@@ -520,7 +423,7 @@ impl Server {
         if let Some(h) = listener {
             let _ = h.join();
         }
-        conn::close_all(&self.inner);
+        listener::close_all(&self.inner);
         let _ = std::fs::remove_file(&self.inner.socket_path);
         let _ = std::fs::remove_dir(&self.inner.dir);
     }

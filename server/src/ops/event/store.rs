@@ -16,29 +16,7 @@ use std::sync::Arc;
 use pmix_core::event::EventMsg;
 use pmix_core::{DataRange, Nspace, Proc, Rank};
 
-/// What the registry knows, as the event bookkeeping needs it.
-pub(crate) trait Registry {
-    /// `(local count, job size)` of a registered namespace.
-    fn sizes(&self, ns: &Nspace) -> Option<(u32, u32)>;
-    /// Ranks of the registered local clients of `ns`.
-    fn registered_ranks(&self, ns: &Nspace) -> BTreeSet<Rank>;
-    /// `p` is a registered local client.
-    fn is_registered(&self, p: &Proc) -> bool;
-    /// Every registered namespace.
-    fn nspaces(&self) -> Vec<Nspace>;
-
-    /// `ns` is registered and some of its local clients are not yet.
-    fn incomplete(&self, ns: &Nspace) -> bool {
-        self.sizes(ns)
-            .is_some_and(|(nlocal, _)| (self.registered_ranks(ns).len() as u64) < u64::from(nlocal))
-    }
-
-    /// `ns` has processes on other nodes (or is not known here).
-    fn spans_nodes(&self, ns: &Nspace) -> bool {
-        self.sizes(ns)
-            .map_or(true, |(nlocal, job_size)| job_size > nlocal)
-    }
-}
+use crate::registry::Registry;
 
 /// An event the server routes, keeps or replays, encoded once.
 #[derive(Debug)]
@@ -120,7 +98,7 @@ impl EventStore {
     /// registered yet. An event with `PMIX_EVENT_DO_NOT_CACHE` is neither
     /// cached nor held; one that no other process can be a target of (range
     /// RM or PROC_LOCAL) is not cached.
-    pub(crate) fn keep(&mut self, stored: &Arc<Stored>, reg: &impl Registry) {
+    pub(crate) fn keep(&mut self, stored: &Arc<Stored>, reg: &Registry) {
         let ev = &stored.ev;
         if ev.do_not_cache() {
             return;
@@ -192,7 +170,7 @@ impl EventStore {
     /// local proc got the event, a named proc once it cannot come any more
     /// (its namespace is complete without it: it lives elsewhere), and a
     /// held event once nothing is left of it.
-    pub(crate) fn prune(&mut self, reg: &impl Registry) {
+    pub(crate) fn prune(&mut self, reg: &Registry) {
         for h in &mut self.held {
             h.nspaces.retain(|ns, reached| {
                 reg.sizes(ns)
@@ -227,7 +205,7 @@ impl EventStore {
 }
 
 /// The held entry for `stored`, if some local target is missing.
-fn hold(stored: &Arc<Stored>, reg: &impl Registry) -> Option<Held> {
+fn hold(stored: &Arc<Stored>, reg: &Registry) -> Option<Held> {
     let ev = &stored.ev;
     let mut h = Held {
         ev: Arc::clone(stored),
@@ -236,7 +214,7 @@ fn hold(stored: &Arc<Stored>, reg: &impl Registry) -> Option<Held> {
     };
     let whole_ns = |ns: &Nspace, h: &mut Held| {
         if reg.incomplete(ns) {
-            h.nspaces.insert(ns.clone(), reg.registered_ranks(ns));
+            h.nspaces.insert(ns.clone(), reg.local_ranks(ns));
         }
     };
     match ev.range {
@@ -246,7 +224,7 @@ fn hold(stored: &Arc<Stored>, reg: &impl Registry) -> Option<Held> {
                 None => {
                     let affected = ev.view().affected();
                     if affected.is_empty() {
-                        reg.nspaces().into_iter().collect()
+                        reg.registered_nspaces().into_iter().collect()
                     } else {
                         affected.into_iter().map(|p| p.nspace).collect()
                     }
@@ -274,34 +252,6 @@ fn hold(stored: &Arc<Stored>, reg: &impl Registry) -> Option<Held> {
 pub(crate) mod tests {
     use super::*;
     use pmix_core::{attrs, Info, Status};
-    use std::collections::HashMap;
-
-    /// A registry of namespaces `(nlocal, job_size)` and registered procs
-    /// (also used by `event.rs`'s tests).
-    #[derive(Default)]
-    pub(crate) struct Reg {
-        pub(crate) ns: HashMap<Nspace, (u32, u32)>,
-        pub(crate) procs: BTreeSet<Proc>,
-    }
-
-    impl Registry for Reg {
-        fn sizes(&self, ns: &Nspace) -> Option<(u32, u32)> {
-            self.ns.get(ns).copied()
-        }
-        fn registered_ranks(&self, ns: &Nspace) -> BTreeSet<Rank> {
-            self.procs
-                .iter()
-                .filter(|p| &p.nspace == ns)
-                .map(|p| p.rank)
-                .collect()
-        }
-        fn is_registered(&self, p: &Proc) -> bool {
-            self.procs.contains(p)
-        }
-        fn nspaces(&self) -> Vec<Nspace> {
-            self.ns.keys().cloned().collect()
-        }
-    }
 
     fn p(ns: &str, r: u32) -> Proc {
         Proc::new(ns, Rank(r)).unwrap()
@@ -317,7 +267,7 @@ pub(crate) mod tests {
 
     #[test]
     fn cache_keeps_the_newest_in_arrival_order() {
-        let reg = Reg::default();
+        let reg = Registry::new(8, 8);
         let mut s = EventStore::new(3);
         for _ in 0..5 {
             let e = s.admit(local(DataRange::LOCAL));
@@ -330,7 +280,7 @@ pub(crate) mod tests {
 
     #[test]
     fn do_not_cache_and_rm_events_are_not_kept() {
-        let reg = Reg::default();
+        let reg = Registry::new(8, 8);
         let mut s = EventStore::new(8);
         let mut ev = EventMsg::for_notify(
             Status(-3001),
@@ -349,7 +299,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_zero_cache_keeps_nothing() {
-        let reg = Reg::default();
+        let reg = Registry::new(8, 8);
         let mut s = EventStore::new(0);
         let e = s.admit(local(DataRange::GLOBAL));
         s.keep(&e, &reg);
@@ -359,9 +309,9 @@ pub(crate) mod tests {
 
     #[test]
     fn a_namespace_event_is_held_until_every_local_proc_got_it() {
-        let mut reg = Reg::default();
-        reg.ns.insert(ns("a"), (3, 3));
-        reg.procs.insert(p("a", 0));
+        let mut reg = Registry::new(8, 8);
+        reg.add_nspace("a", 3, 3);
+        reg.add_client(&p("a", 0));
         let mut s = EventStore::new(0);
         let mut ev = local(DataRange::NAMESPACE);
         ev.source = Some(p("a", 0));
@@ -371,7 +321,7 @@ pub(crate) mod tests {
         assert!(s.replay_for(&p("a", 0)).is_empty(), "rank 0 had it");
         assert!(s.replay_for(&p("b", 1)).is_empty(), "other namespace");
         for r in 1..3 {
-            reg.procs.insert(p("a", r));
+            reg.add_client(&p("a", r));
             let got = s.replay_for(&p("a", r));
             assert_eq!(got.len(), 1);
             s.delivered(&p("a", r), got[0].arrival);
@@ -382,9 +332,9 @@ pub(crate) mod tests {
 
     #[test]
     fn a_complete_namespace_holds_nothing() {
-        let mut reg = Reg::default();
-        reg.ns.insert(ns("a"), (1, 4));
-        reg.procs.insert(p("a", 0));
+        let mut reg = Registry::new(8, 8);
+        reg.add_nspace("a", 1, 4);
+        reg.add_client(&p("a", 0));
         let mut s = EventStore::new(0);
         let mut ev = local(DataRange::NAMESPACE);
         ev.source = Some(p("a", 0));
@@ -395,9 +345,9 @@ pub(crate) mod tests {
 
     #[test]
     fn custom_targets_are_held_by_name_and_remote_ones_dropped() {
-        let mut reg = Reg::default();
-        reg.ns.insert(ns("a"), (2, 4));
-        reg.procs.insert(p("a", 0));
+        let mut reg = Registry::new(8, 8);
+        reg.add_nspace("a", 2, 4);
+        reg.add_client(&p("a", 0));
         let mut s = EventStore::new(0);
         let mut ev = local(DataRange::CUSTOM);
         ev.custom_range = vec![p("a", 1), p("a", 3), p("zz", 0)];
@@ -407,7 +357,7 @@ pub(crate) mod tests {
         assert_eq!(s.held_for(&p("a", 3)).len(), 1);
         assert!(s.held_for(&p("zz", 0)).is_empty(), "unknown namespace");
         // Rank 1 registers: the namespace is complete, so rank 3 is remote.
-        reg.procs.insert(p("a", 1));
+        reg.add_client(&p("a", 1));
         let got = s.replay_for(&p("a", 1));
         s.delivered(&p("a", 1), got[0].arrival);
         s.prune(&reg);
@@ -416,8 +366,8 @@ pub(crate) mod tests {
 
     #[test]
     fn forgetting_a_namespace_drops_its_held_events() {
-        let mut reg = Reg::default();
-        reg.ns.insert(ns("a"), (2, 2));
+        let mut reg = Registry::new(8, 8);
+        reg.add_nspace("a", 2, 2);
         let mut s = EventStore::new(0);
         let mut ev = local(DataRange::CUSTOM);
         ev.custom_range = vec![Proc::new("a", Rank::WILDCARD).unwrap()];
@@ -430,8 +380,8 @@ pub(crate) mod tests {
 
     #[test]
     fn replay_merges_cache_and_held_without_duplicates() {
-        let mut reg = Reg::default();
-        reg.ns.insert(ns("a"), (2, 2));
+        let mut reg = Registry::new(8, 8);
+        reg.add_nspace("a", 2, 2);
         let mut s = EventStore::new(1);
         let mut held = local(DataRange::CUSTOM);
         held.custom_range = vec![p("a", 1)];

@@ -12,113 +12,34 @@
 //! [`POLL_TICK`]. Nothing on the wire changes, and nothing costs anything
 //! while no request is held.
 //!
-//! The cards of deregistered clients are kept here too (until their
-//! namespace is deregistered): a peer may ask for them after they left.
+//! The cards of deregistered clients are kept too (until their namespace
+//! is deregistered; `data/commits.rs`): a peer may ask for them after
+//! they left.
 //!
 //! [`Server::dmodex_request_nb`]: crate::Server::dmodex_request_nb
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
 use pmix_core::codec::blob;
-use pmix_core::proto::{msg, Reply};
-use pmix_core::{attrs, Error, Info, Nspace, Proc, Result, Scope, Status, Value};
+use pmix_core::proto::Reply;
+use pmix_core::{attrs, Error, Info, Proc, Result, Status, Value};
 use pmix_shm::sync::Ordering;
 
-use crate::conn::Conn;
-use crate::data::{self, Card};
+use crate::data::commits::{Hold, Outcome, Want};
+use crate::data::job::{import_blobs, job_value};
+use crate::data::modex::card;
+use crate::directives::{deadline, flag};
 use crate::host::Completion;
-use crate::Inner;
+use crate::inner::Inner;
+use crate::link::ReplyTo;
 
 /// How often held requests are re-checked.
 const POLL_TICK: Duration = Duration::from_millis(1);
 
-/// What a held request waits for.
-#[derive(Clone, Debug)]
-enum Want {
-    /// This key in the proc's card.
-    Key(String),
-    /// Any commit of the proc (a remote server's request names no key).
-    Commit,
-}
-
-/// How a held request ended.
-enum Outcome {
-    /// The proc's card, once it has what was wanted or can change no more.
-    Card(Card),
-    /// The proc is not (and was not) a client of this server.
-    NotLocal,
-    /// The request's `PMIX_TIMEOUT` passed.
-    TimedOut,
-    /// The server stopped.
-    Stopped,
-}
-
-struct Hold {
-    proc: Proc,
-    want: Want,
-    deadline: Option<Instant>,
-    done: Box<dyn FnOnce(Outcome) + Send>,
-}
-
-#[derive(Default)]
-struct DmState {
-    /// Cards of deregistered clients: every entry with its scope.
-    departed: HashMap<Proc, Vec<(String, Scope, Value)>>,
-    /// Each slot's modex-store generation when its client was registered.
-    baselines: HashMap<u32, u64>,
-    holds: Vec<Hold>,
-    /// The poller thread runs.
-    poller: bool,
-}
-
-/// Held requests and departed cards. Its lock may be taken under the
-/// server's state lock, never the other way round, and is never held while
-/// a completion runs.
-#[derive(Default)]
-pub(crate) struct Dmodex {
-    st: Mutex<DmState>,
-}
-
-impl Dmodex {
-    pub(crate) fn depart(&self, proc: &Proc, entries: Vec<(String, Scope, Value)>) {
-        self.st.lock().departed.insert(proc.clone(), entries);
-    }
-
-    pub(crate) fn departed(&self, proc: &Proc) -> Option<Vec<(String, Scope, Value)>> {
-        self.st.lock().departed.get(proc).cloned()
-    }
-
-    pub(crate) fn forget_nspace(&self, ns: &Nspace) {
-        self.st.lock().departed.retain(|p, _| &p.nspace != ns);
-    }
-
-    pub(crate) fn set_baseline(&self, slot: u32, generation: u64) {
-        self.st.lock().baselines.insert(slot, generation);
-    }
-
-    pub(crate) fn baseline(&self, slot: u32) -> u64 {
-        self.st.lock().baselines.get(&slot).copied().unwrap_or(0)
-    }
-}
-
-fn timeout_of(info: &[Info]) -> Option<Instant> {
-    let secs = pmix_core::info::find(info, attrs::TIMEOUT)?
-        .value
-        .to_i64()
-        .ok()?;
-    (secs > 0).then(|| Instant::now() + Duration::from_secs(secs.unsigned_abs()))
-}
-
-fn flag(info: &[Info], key: &str) -> bool {
-    pmix_core::info::find(info, key).is_some_and(|i| i.value.is_true().unwrap_or(true))
-}
-
 /// Where `proc` stands for `want`: `None` while it is worth waiting.
 fn check(inner: &Inner, proc: &Proc, want: &Want) -> Option<Outcome> {
-    let Some(card) = data::card(inner, proc) else {
+    let Some(card) = card(inner, proc) else {
         return Some(Outcome::NotLocal);
     };
     let ready = card.ended
@@ -139,21 +60,17 @@ fn answer_or_hold(
     done: Box<dyn FnOnce(Outcome) + Send>,
 ) {
     if !wait {
-        return done(data::card(inner, &proc).map_or(Outcome::NotLocal, Outcome::Card));
+        return done(card(inner, &proc).map_or(Outcome::NotLocal, Outcome::Card));
     }
     if let Some(out) = check(inner, &proc, &want) {
         return done(out);
     }
-    let start = {
-        let mut st = inner.dmodex.st.lock();
-        st.holds.push(Hold {
-            proc,
-            want,
-            deadline,
-            done,
-        });
-        !std::mem::replace(&mut st.poller, true)
-    };
+    let start = inner.commits.hold(Hold {
+        proc,
+        want,
+        deadline,
+        done,
+    });
     if start {
         let i = Arc::clone(inner);
         let spawned = std::thread::Builder::new()
@@ -161,13 +78,8 @@ fn answer_or_hold(
             .spawn(move || poll(&i));
         if spawned.is_err() {
             // No thread: answer everything held with what there is now.
-            let held = {
-                let mut st = inner.dmodex.st.lock();
-                st.poller = false;
-                std::mem::take(&mut st.holds)
-            };
-            for h in held {
-                let out = data::card(inner, &h.proc).map_or(Outcome::NotLocal, Outcome::Card);
+            for h in inner.commits.give_up() {
+                let out = card(inner, &h.proc).map_or(Outcome::NotLocal, Outcome::Card);
                 (h.done)(out);
             }
         }
@@ -179,7 +91,7 @@ fn answer_or_hold(
 fn poll(inner: &Arc<Inner>) {
     loop {
         std::thread::sleep(POLL_TICK);
-        let held = std::mem::take(&mut inner.dmodex.st.lock().holds);
+        let held = inner.commits.take_held();
         // ORDERING: Relaxed — a stop flag; seeing it a tick late is fine.
         let stopping = inner.stopping.load(Ordering::Relaxed);
         let now = Instant::now();
@@ -196,16 +108,7 @@ fn poll(inner: &Arc<Inner>) {
                 keep.push(h);
             }
         }
-        let done = {
-            let mut st = inner.dmodex.st.lock();
-            st.holds.extend(keep);
-            if st.holds.is_empty() {
-                st.poller = false;
-                true
-            } else {
-                false
-            }
-        };
+        let done = inner.commits.hold_again(keep);
         for (f, out) in fire {
             f(out);
         }
@@ -245,7 +148,7 @@ pub(crate) fn request(inner: &Arc<Inner>, proc: &Proc, info: &[Info], done: Comp
         proc.clone(),
         want,
         wait,
-        timeout_of(info),
+        deadline(info),
         Box::new(move |out| match out {
             Outcome::Card(card) => {
                 let entries: Result<Vec<Info>> = card
@@ -259,7 +162,7 @@ pub(crate) fn request(inner: &Arc<Inner>, proc: &Proc, info: &[Info], done: Comp
     );
 }
 
-fn send_get(c: &Conn, tag: u32, r: Result<Value>) {
+fn send_get(to: &ReplyTo, r: Result<Value>) {
     let reply = match r {
         Ok(v) => Reply {
             status: Status::SUCCESS,
@@ -268,7 +171,7 @@ fn send_get(c: &Conn, tag: u32, r: Result<Value>) {
         },
         Err(e) => Reply::error(&e),
     };
-    c.reply(msg::GET, tag, &reply);
+    to.send(&reply);
 }
 
 fn not_found(key: &str, proc: &Proc, why: &str) -> Error {
@@ -278,37 +181,30 @@ fn not_found(key: &str, proc: &Proc, why: &str) -> Error {
     )
 }
 
-/// A `get` the client could not serve from shared memory.
-pub(crate) fn get(
-    inner: &Arc<Inner>,
-    conn: &Arc<Conn>,
-    tag: u32,
-    proc: Proc,
-    key: String,
-    info: Vec<Info>,
-) {
-    let local = data::card(inner, &proc).is_some();
-    if let Some(v) = data::job_value(inner, &proc, &key) {
-        return send_get(conn, tag, Ok(v));
+/// A `get` the client could not serve from shared memory, answered to
+/// `to`.
+pub(crate) fn get(inner: &Arc<Inner>, to: ReplyTo, proc: Proc, key: String, info: Vec<Info>) {
+    let local = card(inner, &proc).is_some();
+    if let Some(v) = job_value(inner, &proc, &key) {
+        return send_get(&to, Ok(v));
     }
     // Job-level keys, and reserved keys of a local proc, never wait: the
     // job data is complete from registration on.
     if !proc.rank.is_valid() || (local && pmix_core::proc::is_reserved_key(&key)) {
-        return send_get(conn, tag, Err(not_found(&key, &proc, "")));
+        return send_get(&to, Err(not_found(&key, &proc, "")));
     }
     let no_wait = flag(&info, attrs::OPTIONAL)
         || flag(&info, attrs::IMMEDIATE)
         || flag(&info, attrs::GET_REFRESH_CACHE);
     if local {
         // A local proc, registered or departed: wait for its commit.
-        let c = Arc::clone(conn);
         let (p, k) = (proc.clone(), key.clone());
         return answer_or_hold(
             inner,
             proc,
             Want::Key(key),
             !no_wait,
-            timeout_of(&info),
+            deadline(&info),
             Box::new(move |out| {
                 let r = match out {
                     Outcome::Card(card) => card
@@ -327,12 +223,12 @@ pub(crate) fn get(
                         }),
                     out => Err(outcome_error(out, &p, "get")),
                 };
-                send_get(&c, tag, r);
+                send_get(&to, r);
             }),
         );
     }
     if flag(&info, attrs::IMMEDIATE) || flag(&info, attrs::OPTIONAL) {
-        return send_get(conn, tag, Err(not_found(&key, &proc, "")));
+        return send_get(&to, Err(not_found(&key, &proc, "")));
     }
     // A remote proc: ask the host for its data.
     let mut dinfo = info;
@@ -340,18 +236,15 @@ pub(crate) fn get(
         dinfo.push(k);
     }
     let i = Arc::clone(inner);
-    let c = Arc::clone(conn);
     let p = proc.clone();
     inner.host.direct_modex(
         &proc,
         &dinfo,
         Box::new(move |r| {
             let r = r
-                .and_then(|bytes| data::import_blobs(&i, &bytes))
-                .and_then(|()| {
-                    data::job_value(&i, &p, &key).ok_or_else(|| not_found(&key, &p, ""))
-                });
-            send_get(&c, tag, r);
+                .and_then(|bytes| import_blobs(&i, &bytes))
+                .and_then(|()| job_value(&i, &p, &key).ok_or_else(|| not_found(&key, &p, "")));
+            send_get(&to, r);
         }),
     );
 }

@@ -1,15 +1,18 @@
-//! Registration and job data: what the server publishes into the shared
-//! job-data store, and the modex blobs it reads from clients' stores.
+//! Registration: the host's `register_nspace` / `register_client` and
+//! their inverses, as the shared stores, the barrier table, the event
+//! rings and the registry see them.
 
 use std::collections::BTreeMap;
 
-use pmix_core::codec::{self, blob};
-use pmix_core::proto::{self, keys, peer_state};
+use pmix_core::codec;
+use pmix_core::proto::{keys, peer_state};
 use pmix_core::{attrs, Error, Info, Nspace, Proc, Rank, Result, Scope, Status, Value};
-use pmix_shm::layout::RegionKind;
 
-use crate::state::{ClientRec, NsInfo};
-use crate::{event, Inner};
+use crate::data::modex::{clear_modex, live_card};
+use crate::inner::Inner;
+use crate::ops::event::host_calls::drive_host_calls;
+use crate::ops::event::replay::{drain_stale, replay};
+use crate::registry::{ClientRec, NsInfo};
 
 fn bad(msg: impl Into<String>) -> Error {
     Error::with_context(Status::ERR_BAD_PARAM, msg)
@@ -94,16 +97,21 @@ pub(crate) fn register_nspace(
 
     let (barrier, slots) = {
         let mut st = inner.state.lock();
-        if st.nspaces.get(nspace).is_some_and(|n| n.registered) {
+        if st
+            .registry
+            .nspaces
+            .get(nspace)
+            .is_some_and(|n| n.registered)
+        {
             return Err(bad(format!(
                 "namespace {} is already registered",
                 nspace.as_str()
             )));
         }
-        let barrier = st.take_barrier().ok_or_else(|| {
+        let barrier = st.registry.take_barrier().ok_or_else(|| {
             Error::with_context(Status::ERR_OUT_OF_RESOURCE, "no free barrier cell")
         })?;
-        let ns = st.nspaces.entry(nspace.clone()).or_insert(NsInfo {
+        let ns = st.registry.nspaces.entry(nspace.clone()).or_insert(NsInfo {
             registered: false,
             nlocal,
             job_size,
@@ -114,6 +122,7 @@ pub(crate) fn register_nspace(
         ns.job_size = job_size;
         ns.barrier = Some(barrier);
         let slots: Vec<(u32, u32)> = st
+            .registry
             .clients
             .iter()
             .filter(|(p, _)| &p.nspace == nspace)
@@ -159,18 +168,18 @@ pub(crate) fn register_nspace(
 pub(crate) fn deregister_nspace(inner: &Inner, nspace: &Nspace) -> Result<()> {
     {
         let mut st = inner.state.lock();
-        let ns = st.nspaces.remove(nspace).ok_or_else(|| {
+        let ns = st.registry.nspaces.remove(nspace).ok_or_else(|| {
             Error::with_context(
                 Status::ERR_NOT_FOUND,
                 format!("namespace {} is not registered", nspace.as_str()),
             )
         })?;
         if let Some(b) = ns.barrier {
-            st.free_barrier(b);
+            st.registry.free_barrier(b);
         }
-        st.events.store.forget_nspace(nspace);
+        st.events.forget_nspace(nspace);
     }
-    inner.dmodex.forget_nspace(nspace);
+    inner.commits.forget_nspace(nspace);
     inner
         .store
         .lock()
@@ -187,30 +196,30 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
     }
     let slot = {
         let mut st = inner.state.lock();
-        if st.clients.contains_key(proc) {
+        if st.registry.clients.contains_key(proc) {
             return Err(bad(format!("{proc:?} is already registered")));
         }
-        let slot = st.take_slot().ok_or_else(|| {
+        let slot = st.registry.take_slot().ok_or_else(|| {
             Error::with_context(Status::ERR_OUT_OF_RESOURCE, "every client slot is taken")
         })?;
         // Nothing it could have committed counts until its store is cleared
         // below (the store may still hold a previous occupant's generation).
-        inner.dmodex.set_baseline(slot, u64::MAX);
+        inner.commits.set_baseline(slot, u64::MAX);
         // A previous occupant's events must not reach this client; then it
         // gets the cached and held events meant for it.
-        event::drain_stale(inner, slot);
-        st.clients.insert(
+        drain_stale(inner, slot);
+        st.registry.clients.insert(
             proc.clone(),
             ClientRec {
                 uid,
                 gid,
                 slot,
-                conn: None,
+                link: None,
                 finalized: false,
                 dead: false,
             },
         );
-        event::replay(inner, &mut st, proc, slot);
+        replay(inner, &mut st, proc, slot);
         slot
     };
     if let Some(cell) = inner.barriers.peer(slot) {
@@ -218,7 +227,7 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
         cell.set_state(peer_state::REGISTERED);
     }
     let baseline = clear_modex(inner, slot);
-    inner.dmodex.set_baseline(slot, baseline);
+    inner.commits.set_baseline(slot, baseline);
     inner
         .store
         .lock()
@@ -234,20 +243,6 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
     Ok(())
 }
 
-/// Empties a slot's modex store (a previous occupant's card must not leak);
-/// the store's generation afterwards (the new occupant's commits raise it).
-fn clear_modex(inner: &Inner, slot: u32) -> u64 {
-    match inner.segment.store_writer(RegionKind::MODEX, slot) {
-        Ok(mut w) => {
-            if w.generation() > 0 {
-                let _ = w.publish(pmix_shm::TableBuilder::new());
-            }
-            w.generation()
-        }
-        Err(_) => 0,
-    }
-}
-
 pub(crate) fn deregister_client(inner: &Inner, proc: &Proc) -> Result<()> {
     // Keep what it committed: its peers may still ask for it after it left
     // (Open MPI's mpirun deregisters each client as soon as it exits, while
@@ -255,20 +250,20 @@ pub(crate) fn deregister_client(inner: &Inner, proc: &Proc) -> Result<()> {
     // leaves the registry, so a lookup always finds one or the other.
     let kept = live_card(inner, proc);
     if let Some(card) = &kept {
-        inner.dmodex.depart(proc, card.entries.clone());
+        inner.commits.depart(proc, card.entries.clone());
     }
     let rec = {
         let mut st = inner.state.lock();
-        let rec = st.clients.remove(proc).ok_or_else(|| {
+        let rec = st.registry.clients.remove(proc).ok_or_else(|| {
             Error::with_context(Status::ERR_NOT_FOUND, format!("{proc:?} is not registered"))
         })?;
         st.modex_readers.remove(&rec.slot);
-        st.events.interest.forget(proc);
+        st.interest.forget(proc);
         rec
     };
-    event::drive_host_calls(inner);
-    if let Some(conn) = &rec.conn {
-        conn.close();
+    drive_host_calls(inner);
+    if let Some(link) = &rec.link {
+        link.close();
     }
     // One publication moves the locally visible card into the job store and
     // drops the slot: a reader sees either the slot (whose store still holds
@@ -295,215 +290,7 @@ pub(crate) fn deregister_client(inner: &Inner, proc: &Proc) -> Result<()> {
     if let Some(cell) = inner.barriers.peer(rec.slot) {
         cell.set_state(peer_state::FREE);
     }
-    inner.state.lock().free_slot(rec.slot);
+    inner.state.lock().registry.free_slot(rec.slot);
     moved.map_err(Error::from)?;
-    Ok(())
-}
-
-/// What a local proc committed, as the server reads it.
-#[derive(Debug)]
-pub(crate) struct Card {
-    /// Every entry with the scope it was put with.
-    pub(crate) entries: Vec<(String, Scope, Value)>,
-    /// It committed since it was registered.
-    pub(crate) committed: bool,
-    /// It can commit no more: finalized, dead or deregistered.
-    pub(crate) ended: bool,
-}
-
-impl Card {
-    /// The entries a reader on another node (`remote`) or on this node sees.
-    pub(crate) fn visible(&self, remote: bool) -> impl Iterator<Item = &(String, Scope, Value)> {
-        self.entries.iter().filter(move |(_, scope, _)| {
-            if remote {
-                *scope != Scope::LOCAL
-            } else {
-                *scope != Scope::REMOTE
-            }
-        })
-    }
-
-    pub(crate) fn has(&self, key: &str) -> bool {
-        self.entries.iter().any(|(k, _, _)| k == key)
-    }
-}
-
-/// The card of a registered local client, read from its modex store.
-fn live_card(inner: &Inner, proc: &Proc) -> Option<Card> {
-    let mut st = inner.state.lock();
-    let (slot, ended) = st
-        .clients
-        .get(proc)
-        .map(|c| (c.slot, c.finalized || c.dead))?;
-    let reader = match st.modex_readers.entry(slot) {
-        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-        std::collections::hash_map::Entry::Vacant(e) => {
-            match inner.segment.store_reader(RegionKind::MODEX, slot) {
-                Ok(r) => e.insert(r),
-                Err(_) => {
-                    return Some(Card {
-                        entries: Vec::new(),
-                        committed: false,
-                        ended,
-                    })
-                }
-            }
-        }
-    };
-    let mut entries = Vec::new();
-    let mut generation = 0;
-    if let Ok(table) = reader.pin() {
-        generation = table.generation();
-        for (k, bytes) in table.keys_for(proc.nspace.as_str(), proc.rank.0) {
-            if let Ok((scope, value)) = proto::decode_modex_value(bytes) {
-                entries.push((k.to_owned(), scope, value));
-            }
-        }
-    }
-    drop(st);
-    Some(Card {
-        entries,
-        committed: generation > inner.dmodex.baseline(slot),
-        ended,
-    })
-}
-
-/// The card of a local proc, registered or departed; `None` when `proc`
-/// is not (and was not) a client of this server.
-pub(crate) fn card(inner: &Inner, proc: &Proc) -> Option<Card> {
-    live_card(inner, proc).or_else(|| {
-        inner.dmodex.departed(proc).map(|entries| Card {
-            entries,
-            committed: true,
-            ended: true,
-        })
-    })
-}
-
-/// The committed entries of the local client `proc` (registered or
-/// departed) visible to readers on other nodes (`remote == true`: scopes
-/// REMOTE and GLOBAL) or on this node.
-pub(crate) fn committed(inner: &Inner, proc: &Proc, remote: bool) -> Result<Vec<Info>> {
-    let card = card(inner, proc).ok_or_else(|| {
-        Error::with_context(Status::ERR_NOT_FOUND, format!("{proc:?} is not local"))
-    })?;
-    card.visible(remote)
-        .map(|(k, _, v)| Info::new(k, v.clone()))
-        .collect()
-}
-
-/// One modex blob holding the remote-visible data of `procs` (local ones).
-pub(crate) fn node_blob(inner: &Inner, procs: &[Proc]) -> Result<Vec<u8>> {
-    let mut entries = Vec::with_capacity(procs.len());
-    for p in procs {
-        entries.push((p.clone(), committed(inner, p, true)?));
-    }
-    blob::encode_modex(&entries)
-}
-
-/// Stores remote procs' data from a concatenation of modex blobs into the
-/// job store (local procs' entries are skipped: their stores are current).
-pub(crate) fn import_blobs(inner: &Inner, bytes: &[u8]) -> Result<()> {
-    let entries = blob::decode_modex_all(bytes)?;
-    let remote: Vec<_> = {
-        let st = inner.state.lock();
-        entries
-            .into_iter()
-            .filter(|(p, _)| !st.clients.contains_key(p))
-            .collect()
-    };
-    if remote.is_empty() {
-        return Ok(());
-    }
-    inner
-        .store
-        .lock()
-        .update(|t| {
-            for (p, infos) in &remote {
-                for i in infos {
-                    t.insert(
-                        p.nspace.as_str(),
-                        p.rank.0,
-                        i.key.as_str(),
-                        codec::encode_value(&i.value),
-                    );
-                }
-            }
-        })
-        .map_err(Error::from)?;
-    Ok(())
-}
-
-/// A value from the job store, as the server sees it.
-pub(crate) fn job_value(inner: &Inner, proc: &Proc, key: &str) -> Option<Value> {
-    let store = inner.store.lock();
-    let bytes = store.table().get(proc.nspace.as_str(), proc.rank.0, key)?;
-    codec::decode_value(bytes).ok()
-}
-
-/// [`Server::get`](crate::Server::get) past the internal values: the
-/// rank's registered entry, the job-level one, then a local client's
-/// committed data.
-pub(crate) fn server_get(inner: &Inner, proc: &Proc, key: &str) -> Result<Value> {
-    if let Some(v) = job_value(inner, proc, key) {
-        return Ok(v);
-    }
-    if proc.rank != Rank::WILDCARD {
-        let job = Proc::from_parts(proc.nspace.clone(), Rank::WILDCARD);
-        if let Some(v) = job_value(inner, &job, key) {
-            return Ok(v);
-        }
-    }
-    if proc.rank.is_valid() {
-        if let Ok(committed) = committed(inner, proc, false) {
-            if let Some(i) = committed.into_iter().find(|i| i.is(key)) {
-                return Ok(i.value);
-            }
-        }
-    }
-    Err(Error::with_context(
-        Status::ERR_NOT_FOUND,
-        format!("{key} is not known for {proc:?}"),
-    ))
-}
-
-/// Writes a socket-committed card into the client's modex store.
-pub(crate) fn socket_commit(
-    inner: &Inner,
-    proc: &Proc,
-    entries: &[(String, u8, Value)],
-) -> Result<()> {
-    let slot = inner
-        .state
-        .lock()
-        .clients
-        .get(proc)
-        .map(|c| c.slot)
-        .ok_or_else(|| Error::with_context(Status::ERR_NOT_FOUND, "not registered"))?;
-    let mut w = inner
-        .segment
-        .store_writer(RegionKind::MODEX, slot)
-        .map_err(Error::from)?;
-    // Keep what earlier commits wrote: start from the current table.
-    let mut table = pmix_shm::TableBuilder::new();
-    if let Ok(r) = inner.segment.store_reader(RegionKind::MODEX, slot) {
-        if let Ok(pinned) = r.pin() {
-            for (k, v) in pinned.keys_for(proc.nspace.as_str(), proc.rank.0) {
-                table.insert(proc.nspace.as_str(), proc.rank.0, k, v.to_vec());
-            }
-        }
-    }
-    for (k, scope, v) in entries {
-        if k.starts_with("pmix.") {
-            return Err(bad(format!("reserved key {k} cannot be put")));
-        }
-        table.insert(
-            proc.nspace.as_str(),
-            proc.rank.0,
-            k,
-            proto::encode_modex_value(Scope(*scope), v),
-        );
-    }
-    w.publish(table).map_err(Error::from)?;
     Ok(())
 }

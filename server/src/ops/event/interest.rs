@@ -5,7 +5,7 @@
 //!
 //! Pure bookkeeping under the server's state lock. Changes of the union
 //! become [`HostCall`]s in a queue; one thread at a time makes them, in
-//! order, without holding the lock (see `event::drive_host_calls`).
+//! order, without holding the lock (see `host_calls::drive_host_calls`).
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 

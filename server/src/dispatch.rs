@@ -1,0 +1,72 @@
+//! A client's request, from its frame to the operation that answers it:
+//! decode, check the capability it needs, and route it (`data/` for the
+//! data path, `ops/` for everything else).
+
+use std::sync::Arc;
+
+use pmix_core::codec::frame::Frame;
+use pmix_core::proto::{msg, Reply, Request};
+use pmix_core::{Error, Status};
+
+use crate::data::{dmodex, modex};
+use crate::inner::Inner;
+use crate::link::{Link, ReplyTo};
+use crate::ops::event::{host_calls, route};
+use crate::ops::{fence, lifecycle, log, pubsub};
+
+/// Serves one request frame of `link`'s client.
+pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
+    let (t, tag) = (f.header.msg_type, f.header.tag);
+    let req = match Request::decode(t, &f.body) {
+        Ok(r) => r,
+        Err(e) => {
+            link.reply(t, tag, &Reply::error(&e));
+            return;
+        }
+    };
+    // One-way messages (tag 0) never get a reply.
+    let one_way = tag == 0 && matches!(req, Request::Notify { .. } | Request::EventInterest { .. });
+    if let Some(cap) = req.needs_cap() {
+        if link.caps & cap == 0 {
+            let e = Error::with_context(
+                Status::ERR_NOT_SUPPORTED,
+                format!("request type {t} needs capability {cap:#x}, not agreed with this client"),
+            );
+            if one_way {
+                inner.log(format_args!("{:?}: {e}", link.proc));
+            } else {
+                link.reply(t, tag, &Reply::error(&e));
+            }
+            return;
+        }
+    }
+    let to = |msg_type: u16| ReplyTo::new(link, msg_type, tag);
+    match req {
+        Request::Finalize => lifecycle::finalize(inner, to(msg::FINALIZE)),
+        Request::Abort {
+            status,
+            message,
+            procs,
+        } => lifecycle::abort(inner, to(msg::ABORT), status, &message, &procs),
+        Request::Fence { procs, info } => fence::arrive(inner, to(msg::FENCE), procs, info),
+        Request::Get { proc, key, info } => dmodex::get(inner, to(msg::GET), proc, key, info),
+        Request::Commit { entries } => {
+            to(msg::COMMIT).send_status(modex::socket_commit(inner, &link.proc, &entries));
+        }
+        Request::Notify { event, delivered } => {
+            route::client_notify(inner, link, tag, event, delivered);
+        }
+        Request::EventInterest { codes, default } => {
+            host_calls::set_interest(inner, &link.proc, &codes, default);
+            if !one_way {
+                link.reply(msg::EVENT_INTEREST, tag, &Reply::status(Status::SUCCESS));
+            }
+        }
+        Request::Log { data, directives } => log::log(inner, to(msg::LOG), data, directives),
+        Request::Publish { info } => pubsub::publish(inner, to(msg::PUBLISH), info),
+        Request::Lookup { keys, info } => pubsub::lookup(inner, to(msg::LOOKUP), keys, info),
+        Request::Unpublish { keys, info } => {
+            pubsub::unpublish(inner, to(msg::UNPUBLISH), keys, info);
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! What the server handle, the listener, the connection threads, the timer
+//! and host completions share: [`Inner`], with the state behind its one
+//! lock ([`State`]). Every operation module takes an `&Inner`; this module
+//! only holds the pieces (each defined in its own module) together.
+//!
+//! Lock order: the state lock may be held while the job store's lock or
+//! [`Commits`]' lock is taken, never the other way round, and never while
+//! the host is called.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use pmix_core::{Nspace, Proc, Value};
+use pmix_shm::barrier::BarrierTable;
+use pmix_shm::ring::Ring;
+use pmix_shm::segment::Segment;
+use pmix_shm::store::{StoreReader, StoreWriter};
+use pmix_shm::sync::AtomicBool;
+
+use crate::collective::Collectives;
+use crate::config::ServerConfig;
+use crate::data::commits::Commits;
+use crate::host::Host;
+use crate::link::ReplyTo;
+use crate::ops::event::interest::Interests;
+use crate::ops::event::store::EventStore;
+use crate::registry::Registry;
+use crate::timer::Timer;
+
+/// Region ids in the segment (kinds from `pmix_shm::layout::RegionKind`).
+pub(crate) const JOB_STORE_ID: u32 = 0;
+pub(crate) const BARRIERS_ID: u32 = 0;
+
+/// State shared by the server handle, the listener and connection threads.
+pub(crate) struct Inner {
+    pub(crate) cfg: ServerConfig,
+    pub(crate) me: Proc,
+    pub(crate) host: Arc<dyn Host>,
+    pub(crate) segment: Segment,
+    pub(crate) barriers: BarrierTable,
+    pub(crate) store: Mutex<StoreWriter>,
+    /// Each client slot's inbound event ring (producer side), by slot.
+    pub(crate) rings: Vec<Ring>,
+    pub(crate) state: Mutex<State>,
+    /// Values the host stored with `PMIx_Store_internal` (this process
+    /// only), newest last.
+    pub(crate) internal: Mutex<Vec<(Proc, String, Value)>>,
+    /// Held `get`s and direct-modex requests, departed clients' cards.
+    pub(crate) commits: Commits,
+    pub(crate) stopping: AtomicBool,
+    pub(crate) dir: PathBuf,
+    pub(crate) socket_path: PathBuf,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("me", &self.me)
+            .field("socket", &self.socket_path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inner {
+    /// Prints `msg` on stderr when the configuration asks for it.
+    pub(crate) fn log(&self, msg: std::fmt::Arguments<'_>) {
+        self.logger().log(msg);
+    }
+
+    /// A logger for a host completion, which may run on any thread and
+    /// outlive the call.
+    pub(crate) fn logger(&self) -> Logger {
+        Logger {
+            on: self.cfg.log,
+            nspace: self.me.nspace.clone(),
+        }
+    }
+}
+
+/// Logs on behalf of a server (see [`Inner::logger`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Logger {
+    on: bool,
+    nspace: Nspace,
+}
+
+impl Logger {
+    pub(crate) fn log(&self, msg: std::fmt::Arguments<'_>) {
+        if self.on {
+            eprintln!("pmix-server[{}]: {msg}", self.nspace.as_str());
+        }
+    }
+}
+
+/// Everything behind the server's state lock.
+#[derive(Debug)]
+pub(crate) struct State {
+    /// Namespaces and clients.
+    pub(crate) registry: Registry,
+    /// Server-side collectives (fences), answered on their requests.
+    pub(crate) collectives: Collectives<ReplyTo>,
+    /// The server's timer (collective timeouts).
+    pub(crate) timer: Timer,
+    /// The server's readers of the clients' modex stores, by slot.
+    pub(crate) modex_readers: HashMap<u32, StoreReader>,
+    /// The event cache and the held events.
+    pub(crate) events: EventStore,
+    /// The clients' event interest and the host's registrations.
+    pub(crate) interest: Interests,
+}
+
+impl State {
+    pub(crate) fn new(cfg: &ServerConfig) -> Self {
+        State {
+            registry: Registry::new(cfg.max_clients, cfg.max_nspaces),
+            collectives: Collectives::default(),
+            timer: Timer::default(),
+            modex_readers: HashMap::new(),
+            events: EventStore::new(cfg.event_cache_size),
+            interest: Interests::default(),
+        }
+    }
+}
