@@ -137,7 +137,7 @@ pub trait Host: Send + Sync + 'static {
     /// Some local client now wants events of `codes` (an empty slice: every
     /// code — a client registered a default handler). The server calls this
     /// only when the union of its clients' wanted codes grows, so the host
-    /// registers each code once however many clients want it (seed 001,
+    /// registers each code once however many clients want it (the event design,
     /// "PMIx Server Registrations"); the host should then pass matching
     /// environment events to [`Server::notify`](crate::Server::notify).
     #[doc(alias = "pmix_server_register_events_fn_t")]

@@ -1,5 +1,5 @@
 //! Which event codes the local clients' handlers want, and what the host
-//! was asked for (seed 001, "PMIx Server Registrations": the server
+//! was asked for (the event design, "PMIx Server Registrations": the server
 //! registers with the host only when some client wants those events, and
 //! only once for all of them).
 //!

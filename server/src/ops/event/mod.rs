@@ -1,4 +1,4 @@
-//! Event notification, server side (seed 001, "PMIx Server Registrations",
+//! Event notification, server side (the event design, "PMIx Server Registrations",
 //! "RM Notifications").
 //!
 //! Every client slot has an inbound event ring in the segment

@@ -1,4 +1,4 @@
-//! What the server keeps of past events (seed 001, "RM Notifications"):
+//! What the server keeps of past events (the event design, "RM Notifications"):
 //!
 //! - the **cache**: the last `event_cache_size` cacheable events in arrival
 //!   order, the oldest evicted first (`PMIx_server_cache_size`);
@@ -129,7 +129,7 @@ impl EventStore {
     }
 
     /// Holds `stored` for `proc`, whose ring had no room for it before it
-    /// connected: it is pushed again after the handshake (seed 001: a job
+    /// connected: it is pushed again after the handshake (the event design: a job
     /// event is kept until every target got it).
     pub(crate) fn hold_for(&mut self, stored: &Arc<Stored>, proc: &Proc) {
         match self.held.iter_mut().find(|h| Arc::ptr_eq(&h.ev, stored)) {
