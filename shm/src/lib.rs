@@ -17,17 +17,15 @@ pub mod doorbell;
 pub mod error;
 #[cfg(not(loom))]
 pub mod fdpass;
-pub mod gate;
-pub mod handoff;
 #[cfg(not(loom))]
 pub(crate) mod heap;
 pub mod layout;
+pub mod local;
 #[cfg(not(loom))]
 pub mod probe;
 pub mod ring;
 #[cfg(not(loom))]
 pub mod segment;
-pub mod snapshot;
 pub mod store;
 pub mod sync;
 
