@@ -50,6 +50,7 @@ use pmix_core::proto::{self, caps};
 use pmix_core::{DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
 use pmix_shm::barrier::{BarrierParams, BarrierTable};
 use pmix_shm::layout::RegionKind;
+use pmix_shm::region::Region;
 use pmix_shm::ring::{Ring, RingParams};
 use pmix_shm::segment::{Segment, SegmentLayout};
 use pmix_shm::store::{StoreParams, StoreWriter};

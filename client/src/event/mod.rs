@@ -47,8 +47,8 @@ use pmix_core::event::{Chain, EventId, EventMsg, HandlerId, Outcome, Registratio
 use pmix_core::{Error, Info, Proc, Result, Status};
 use pmix_shm::local::gate::HandlerGate;
 use pmix_shm::local::handoff::Handoff;
-use pmix_shm::ring::{Ring, RingParams};
 use pmix_shm::local::snapshot::SnapshotCell;
+use pmix_shm::ring::{Ring, RingParams};
 use pmix_shm::sync::{AtomicBool, AtomicU64, Ordering};
 
 pub(crate) use notify::notify;

@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::{ConsumerBusyError, PopTimeoutError, TryPopError};
+use super::error::{ConsumerBusyError, PopTimeoutError, TryPopError};
 use crate::layout::{cells_for_payload, RecordMeta, SlotState, POS_MASK};
 use crate::sync::{spin_loop, Ordering};
 
