@@ -30,7 +30,8 @@ use std::sync::Arc;
 
 use crate::error::{InitError, OpenError};
 use crate::layout::HOT_LINE;
-use crate::region::{self, Attach, Header, Memory, Part, Plain, Region};
+use crate::region::header::impl_header;
+use crate::region::{self, Attach, Memory, Part, Plain, Region};
 use crate::sync::{AtomicU32, AtomicU64, FutexWord, Ordering};
 
 /// `"PMIXLINE"` as a little-endian `u64`: the first word of a lines region.
@@ -100,23 +101,7 @@ unsafe impl Plain for Line {
     }
 }
 
-impl Header for LinesHeader {
-    type Magic = AtomicU64;
-
-    fn magic(&self) -> &AtomicU64 {
-        &self.magic
-    }
-
-    fn version(&self) -> &AtomicU32 {
-        &self.version
-    }
-}
-
-impl fmt::Debug for LinesHeader {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LinesHeader").finish_non_exhaustive()
-    }
-}
+impl_header!(LinesHeader, magic: AtomicU64, version);
 
 impl Line {
     /// The word to bounce between processes.

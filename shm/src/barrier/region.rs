@@ -12,7 +12,8 @@ use super::{
 };
 use crate::error::{InitError, OpenError};
 use crate::layout::HOT_LINE;
-use crate::region::{Attach, Header, Memory, Plain, Region};
+use crate::region::header::impl_header;
+use crate::region::{Attach, Memory, Plain, Region};
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
 
 /// The table header at offset 0 ([`BARRIER_HEADER_SIZE`] bytes).
@@ -71,23 +72,7 @@ unsafe impl Plain for TableHeader {
     }
 }
 
-impl std::fmt::Debug for TableHeader {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TableHeader").finish_non_exhaustive()
-    }
-}
-
-impl Header for TableHeader {
-    type Magic = AtomicU64;
-
-    fn magic(&self) -> &AtomicU64 {
-        &self.magic
-    }
-
-    fn version(&self) -> &AtomicU32 {
-        &self.layout_version
-    }
-}
+impl_header!(TableHeader, magic: AtomicU64, layout_version);
 
 /// Sizes of a barrier table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

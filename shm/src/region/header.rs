@@ -53,6 +53,32 @@ pub trait Header: Plain {
     fn version(&self) -> &AtomicU32;
 }
 
+/// Implements [`Header`] for a header struct from the names of its magic
+/// and version fields, and a `Debug` that shows nothing of the (untrusted)
+/// contents.
+macro_rules! impl_header {
+    ($t:ident, $magic:ident: $word:ty, $version:ident) => {
+        impl $crate::region::Header for $t {
+            type Magic = $word;
+
+            fn magic(&self) -> &$word {
+                &self.$magic
+            }
+
+            fn version(&self) -> &$crate::sync::AtomicU32 {
+                &self.$version
+            }
+        }
+
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($t)).finish_non_exhaustive()
+            }
+        }
+    };
+}
+pub(crate) use impl_header;
+
 /// Marks the header unpublished and writes the version: the first stores
 /// of an initialisation.
 pub(crate) fn begin<H: Header>(h: &H, version: u32) {

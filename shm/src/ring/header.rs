@@ -14,7 +14,8 @@ use crate::doorbell::Doorbell;
 use crate::layout::CELL_SIZE;
 #[cfg(not(loom))]
 use crate::layout::{HOT_LINE, RING_HEADER_SIZE};
-use crate::region::{Header, Plain};
+use crate::region::header::impl_header;
+use crate::region::Plain;
 use crate::sync::{AtomicU32, AtomicU64};
 
 /// The ring header at the start of a ring region; cells follow it.
@@ -145,20 +146,4 @@ unsafe impl Plain for RingCell {
     }
 }
 
-impl std::fmt::Debug for RingHeader {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RingHeader").finish_non_exhaustive()
-    }
-}
-
-impl Header for RingHeader {
-    type Magic = AtomicU32;
-
-    fn magic(&self) -> &AtomicU32 {
-        &self.magic
-    }
-
-    fn version(&self) -> &AtomicU32 {
-        &self.version
-    }
-}
+impl_header!(RingHeader, magic: AtomicU32, version);

@@ -2,7 +2,8 @@
 //! buffers (the parts of its region), and the slot operations every handle
 //! shares.
 
-use crate::region::{Header, Part, Plain};
+use crate::region::header::impl_header;
+use crate::region::{Part, Plain};
 use crate::sync::{AtomicU32, AtomicU64, Ordering, UnsafeCell};
 #[cfg(loom)]
 use crate::sync::{ConstPtr, MutPtr};
@@ -163,23 +164,7 @@ unsafe impl Plain for ReaderSlot {
     }
 }
 
-impl std::fmt::Debug for StoreHeader {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StoreHeader").finish_non_exhaustive()
-    }
-}
-
-impl Header for StoreHeader {
-    type Magic = AtomicU64;
-
-    fn magic(&self) -> &AtomicU64 {
-        &self.magic
-    }
-
-    fn version(&self) -> &AtomicU32 {
-        &self.layout_version
-    }
-}
+impl_header!(StoreHeader, magic: AtomicU64, layout_version);
 
 /// The table buffers' bytes: in shared memory one `UnsafeCell` per byte
 /// (`buffer_count × buffer_size` of them); under loom one tracked cell per
