@@ -155,8 +155,7 @@ use std::time::Duration;
 pub use cell::{Arrival, Barrier};
 pub use error::BarrierWaitError;
 pub use peer::PeerCell;
-pub use region::BarrierParams;
-pub use table::BarrierTable;
+pub use table::{BarrierParams, BarrierTable};
 
 /// `"PMIXBARR"` as a little-endian `u64`: the first word of a barrier table.
 pub const BARRIER_MAGIC: u64 = u64::from_le_bytes(*b"PMIXBARR");

@@ -5,10 +5,9 @@ use std::sync::Arc;
 
 use super::cell::RawBarrier;
 use super::peer::RawPeer;
-use super::table::Shared;
+use super::table::{BarrierParams, BarrierTable, Shared};
 use super::{
-    BarrierTable, BARRIER_CELL_SIZE, BARRIER_HEADER_SIZE, BARRIER_LAYOUT_VERSION, BARRIER_MAGIC,
-    BARRIER_READY, MAX_BARRIERS, MAX_PEERS, PEER_CELL_SIZE,
+    BARRIER_HEADER_SIZE, BARRIER_LAYOUT_VERSION, BARRIER_MAGIC, BARRIER_READY, PEER_CELL_SIZE,
 };
 use crate::error::{InitError, OpenError};
 use crate::layout::HOT_LINE;
@@ -74,26 +73,6 @@ unsafe impl Plain for TableHeader {
 
 impl_header!(TableHeader, magic: AtomicU64, layout_version);
 
-/// Sizes of a barrier table.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct BarrierParams {
-    /// Barrier cells, `0..=MAX_BARRIERS`.
-    pub barriers: u32,
-    /// Peer cells, `0..=MAX_PEERS`.
-    pub peers: u32,
-}
-
-impl BarrierParams {
-    fn valid(&self) -> bool {
-        self.barriers <= MAX_BARRIERS && self.peers <= MAX_PEERS
-    }
-
-    /// Offset of peer cell 0.
-    pub(super) fn peers_offset(&self) -> usize {
-        BARRIER_HEADER_SIZE + self.barriers as usize * BARRIER_CELL_SIZE
-    }
-}
-
 impl Region for BarrierTable {
     const NAME: &'static str = "barrier table";
     const MAGIC: u64 = BARRIER_MAGIC;
@@ -106,7 +85,7 @@ impl Region for BarrierTable {
     type Header = TableHeader;
 
     fn geometry(params: &BarrierParams) -> Result<BarrierParams, InitError> {
-        if params.valid() {
+        if params.is_valid() {
             Ok(*params)
         } else {
             Err(InitError::InvalidParams {
@@ -158,7 +137,7 @@ impl Region for BarrierTable {
             barriers: h.barrier_count.load(Ordering::Relaxed),
             peers: h.peer_count.load(Ordering::Relaxed),
         };
-        if !geom.valid() {
+        if !geom.is_valid() {
             return Err(OpenError::BadGeometry {
                 reason: "more than 65536 barrier cells or 65536 peer cells",
             });

@@ -1,13 +1,34 @@
-//! The table handle: its cells, reached through the parts of its region
-//! (see `region.rs` for the header and the life cycle).
+//! The table handle and its sizes: its cells, reached through the parts of
+//! its region (see `region.rs` for the header and the life cycle).
 
 use std::fmt;
 use std::sync::Arc;
 
 use super::cell::RawBarrier;
 use super::peer::RawPeer;
-use super::{Barrier, BarrierParams, PeerCell};
+use super::{Barrier, PeerCell, BARRIER_CELL_SIZE, BARRIER_HEADER_SIZE, MAX_BARRIERS, MAX_PEERS};
 use crate::region::{self, Part};
+
+/// Sizes of a barrier table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BarrierParams {
+    /// Barrier cells, `0..=MAX_BARRIERS`.
+    pub barriers: u32,
+    /// Peer cells, `0..=MAX_PEERS`.
+    pub peers: u32,
+}
+
+impl BarrierParams {
+    /// Both counts within their maxima.
+    pub(super) fn is_valid(&self) -> bool {
+        self.barriers <= MAX_BARRIERS && self.peers <= MAX_PEERS
+    }
+
+    /// Offset of peer cell 0.
+    pub(super) fn peers_offset(&self) -> usize {
+        BARRIER_HEADER_SIZE + self.barriers as usize * BARRIER_CELL_SIZE
+    }
+}
 
 /// What every handle of one table shares: its parts and its geometry,
 /// validated and copied once (never re-read from the region).

@@ -10,11 +10,6 @@ use std::sync::Arc;
 #[cfg(not(loom))]
 use std::{mem, ptr::NonNull};
 
-#[cfg(not(loom))]
-use super::heap::HeapRegion;
-use super::Region;
-use crate::error::InitError;
-
 /// What keeps the memory behind a handle alive: the owner of the mapping (a
 /// segment, or the heap memory of `new_heap`). Handles hold one and drop it
 /// last.
@@ -27,7 +22,7 @@ pub(crate) type RegionId = (u64, u64, usize);
 /// The identity of heap memory at `addr`: no file has the device and
 /// inode `u64::MAX`, and the address is unique while the memory lives
 /// (every handle, and so every claim keyed by it, keeps it alive).
-fn heap_identity(addr: usize) -> RegionId {
+pub(super) fn heap_identity(addr: usize) -> RegionId {
     (u64::MAX, u64::MAX, addr)
 }
 
@@ -101,40 +96,17 @@ impl Memory {
         }
     }
 
-    /// Zeroed memory of the size a region of `R` with `params` takes (under
-    /// loom: loom objects standing for it), owned by the handles built on
-    /// it. Nothing is initialised: a handle comes from
-    /// [`init_in`](super::init_in), and an [`attach`](super::attach)
-    /// before that finds [`OpenError::NotReady`](crate::error::OpenError::NotReady).
-    /// The memory has an identity (its address), so a store built in it
-    /// has one writer at a time in this process, as in a segment.
-    ///
-    /// # Errors
-    ///
-    /// [`InitError::InvalidParams`] for parameters out of range.
-    pub fn heap<R: Region>(params: &R::Params) -> Result<Memory, InitError> {
-        let geom = R::geometry(params)?;
-        let len = R::size(&geom);
-        #[cfg(not(loom))]
-        {
-            let region = HeapRegion::zeroed(len, R::ALIGN);
-            let base = region.base();
-            // SAFETY: the allocation is valid for at least `len` bytes and
-            // lives as long as the keep-alive every handle holds.
-            let mem = unsafe { Memory::from_raw(base, len, Some(Arc::new(region))) };
-            Ok(mem.with_identity(heap_identity(base.as_ptr() as usize)))
-        }
-        #[cfg(loom)]
-        {
-            let parts = R::loom_parts(&geom);
-            let first = parts
-                .first()
-                .map_or(0, |p| Arc::as_ptr(p).cast::<()>() as usize);
-            Ok(Memory {
-                len,
-                identity: Some(heap_identity(first)),
-                parts,
-            })
+    /// `len` bytes standing for a region, made of the loom objects
+    /// `parts` (one per part, in part order).
+    #[cfg(loom)]
+    pub(super) fn loom(len: usize, parts: Vec<Arc<dyn Any + Send + Sync>>) -> Memory {
+        let first = parts
+            .first()
+            .map_or(0, |p| Arc::as_ptr(p).cast::<()>() as usize);
+        Memory {
+            len,
+            identity: Some(heap_identity(first)),
+            parts,
         }
     }
 

@@ -132,6 +132,37 @@ pub trait Attach: Sized {
     ) -> Result<Self, OpenError>;
 }
 
+impl Memory {
+    /// Zeroed memory of the size a region of `R` with `params` takes (under
+    /// loom: loom objects standing for it), owned by the handles built on
+    /// it. Nothing is initialised: a handle comes from
+    /// [`init_in`](super::init_in), and an [`attach`](super::attach)
+    /// before that finds [`OpenError::NotReady`](crate::error::OpenError::NotReady).
+    /// The memory has an identity (its address), so a store built in it
+    /// has one writer at a time in this process, as in a segment.
+    ///
+    /// # Errors
+    ///
+    /// [`InitError::InvalidParams`] for parameters out of range.
+    pub fn heap<R: Region>(params: &R::Params) -> Result<Memory, InitError> {
+        let geom = R::geometry(params)?;
+        let len = R::size(&geom);
+        #[cfg(not(loom))]
+        {
+            let region = heap::HeapRegion::zeroed(len, R::ALIGN);
+            let base = region.base();
+            // SAFETY: the allocation is valid for at least `len` bytes and
+            // lives as long as the keep-alive every handle holds.
+            let mem = unsafe { Memory::from_raw(base, len, Some(std::sync::Arc::new(region))) };
+            Ok(mem.with_identity(memory::heap_identity(base.as_ptr() as usize)))
+        }
+        #[cfg(loom)]
+        {
+            Ok(Memory::loom(len, R::loom_parts(&geom)))
+        }
+    }
+}
+
 /// Why memory cannot hold a region.
 enum Misfit {
     Misaligned { addr: usize, align: usize },

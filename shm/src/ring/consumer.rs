@@ -11,9 +11,9 @@ use crate::layout::{cells_for_payload, RecordMeta, SlotState, POS_MASK};
 use crate::sync::{spin_loop, Ordering};
 
 use super::inner::RingInner;
-use super::recovery::Hole;
+use super::stuck::Hole;
 #[cfg(not(loom))]
-use super::recovery::Stall;
+use super::stuck::Stall;
 use super::{pid, Ring};
 
 /// The default for [`Consumer::set_abandon_after`].

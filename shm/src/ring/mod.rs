@@ -96,6 +96,7 @@ mod pid; // this process's pid, liveness of another
 mod producer; // try_push / push_*, reservation, producer test hooks
 mod recovery; // dead and stalled producers, holes, corrupt records
 mod region; // the ring as a Region: geometry, image, header checks; new_heap
+mod stuck; // Hole and Stall: what the consumer remembers about stuck records
 #[cfg(all(test, not(loom)))]
 mod tests;
 
