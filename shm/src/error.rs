@@ -8,7 +8,7 @@
 //! `store::PublishError`, …); the segment's are in `segment::error`. Every
 //! error type has `Display` (`Type::Variant: detail`) and a `status()`
 //! method naming the PMIx status it is reported with at the crate edge;
-//! [`into_core_error!`](crate::error::into_core_error) turns that into the
+//! `into_core_error!` (crate-private) turns that into the
 //! `From` impl.
 //!
 //! | error          | variant                                   | PMIx status                |
@@ -157,7 +157,10 @@ impl InitError {
 }
 
 impl OpenError {
-    /// See the [module table](self).
+    /// `Region` → `PMIX_ERR_NOT_FOUND`; `VersionMismatch` →
+    /// `PMIX_ERR_NOT_SUPPORTED`; `WriterExists` → `PMIX_ERR_RESOURCE_BUSY`;
+    /// `NoFreeReaderSlot` → `PMIX_ERR_OUT_OF_RESOURCE`; any other →
+    /// `PMIX_ERR_INIT`.
     pub fn status(&self) -> Status {
         match self {
             OpenError::Region(_) => Status::ERR_NOT_FOUND,

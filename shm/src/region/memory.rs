@@ -36,7 +36,7 @@ pub(super) fn heap_identity(addr: usize) -> RegionId {
 /// read; so every bit pattern another process may write is a valid value,
 /// zero bytes (a fresh segment) included, and `&T` may be shared between
 /// threads and processes. Under `cfg(loom)` the type is not laid out in
-/// bytes: [`zeroed`](Plain::zeroed) builds what a zeroed region holds.
+/// bytes: `zeroed` builds what a zeroed region holds.
 pub unsafe trait Plain: 'static {
     /// The value a zeroed region holds (loom only).
     #[cfg(loom)]
@@ -279,6 +279,27 @@ impl<T: Plain> Part<T> {
         #[cfg(loom)]
         {
             self.items.0.get(i)
+        }
+    }
+
+    /// Value `i`, without a bounds check (hot paths whose index is
+    /// already bounded, e.g. masked by a power-of-two length).
+    ///
+    /// # Safety
+    ///
+    /// `i < self.len()`.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked(&self, i: usize) -> &T {
+        debug_assert!(i < self.len());
+        #[cfg(not(loom))]
+        {
+            // SAFETY: as in `get`, with `i < len` by the contract.
+            unsafe { &*self.ptr.as_ptr().add(i) }
+        }
+        #[cfg(loom)]
+        {
+            // SAFETY: `i < len` by the contract.
+            unsafe { self.items.0.get_unchecked(i) }
         }
     }
 

@@ -136,7 +136,7 @@ impl Memory {
     /// Zeroed memory of the size a region of `R` with `params` takes (under
     /// loom: loom objects standing for it), owned by the handles built on
     /// it. Nothing is initialised: a handle comes from
-    /// [`init_in`](super::init_in), and an [`attach`](super::attach)
+    /// [`init_in`], and an [`attach`]
     /// before that finds [`OpenError::NotReady`](crate::error::OpenError::NotReady).
     /// The memory has an identity (its address), so a store built in it
     /// has one writer at a time in this process, as in a segment.

@@ -96,7 +96,8 @@ impl RingParamsError {
 }
 
 impl TryPushError {
-    /// See the [module table](self).
+    /// `Full` → `PMIX_ERR_OUT_OF_RESOURCE`; `TooLarge` →
+    /// `PMIX_ERR_BAD_PARAM`; `Abandoned` → `PMIX_ERR_TIMEOUT`.
     pub fn status(&self) -> Status {
         match self {
             TryPushError::Full => Status::ERR_OUT_OF_RESOURCE,
@@ -107,7 +108,8 @@ impl TryPushError {
 }
 
 impl PushTimeoutError {
-    /// See the [module table](self).
+    /// `Timeout`, `Abandoned` → `PMIX_ERR_TIMEOUT`; `TooLarge` →
+    /// `PMIX_ERR_BAD_PARAM`.
     pub fn status(&self) -> Status {
         match self {
             PushTimeoutError::Timeout | PushTimeoutError::Abandoned => Status::ERR_TIMEOUT,

@@ -26,7 +26,16 @@ pub(super) struct RingInner {
 impl RingInner {
     #[inline]
     pub(super) fn hdr(&self) -> &RingHeader {
-        &self.header[0]
+        // SAFETY: the header part holds exactly one value (`Memory::header`).
+        unsafe { self.header.get_unchecked(0) }
+    }
+
+    /// The cell at `pos`.
+    #[inline]
+    fn cell(&self, pos: u64) -> &RingCell {
+        // SAFETY: `idx(pos) = pos & (cap - 1) < cap`, the length of the
+        // cells part (built from the same geometry).
+        unsafe { self.cells.get_unchecked(self.idx(pos)) }
     }
 
     #[inline]
@@ -42,13 +51,13 @@ impl RingInner {
     /// The state word of the cell at `pos`.
     #[inline]
     pub(super) fn state(&self, pos: u64) -> &AtomicU64 {
-        &self.cells[self.idx(pos)].state
+        &self.cell(pos).state
     }
 
     /// The meta word of the cell at `pos`.
     #[inline]
     pub(super) fn meta(&self, pos: u64) -> &AtomicU64 {
-        &self.cells[self.idx(pos)].meta
+        &self.cell(pos).meta
     }
 
     /// Stamps the cell at `pos` free for the next lap. For a continuation
