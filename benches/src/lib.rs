@@ -7,8 +7,9 @@
 //! The harnesses are binaries (`src/bin/`): `shmbench` (the shared-memory
 //! rings), `wirebench` (wire-up: init, get, fence, launch) and `eventbench`
 //! (events). What they share lives here: [`harness`] (statistics, spawned
-//! jobs, the Markdown table) and [`limits`] (the raw cache-line and futex
-//! ping-pongs between two processes).
+//! jobs, the Markdown table), [`limits`] (the raw cache-line and futex
+//! ping-pongs between two processes) and [`probe`] (the shared words those
+//! ping-pongs use).
 //!
 //! ## `eventbench`: what each row measures
 //!
@@ -64,3 +65,4 @@
 
 pub mod harness;
 pub mod limits;
+pub mod probe;

@@ -1,5 +1,5 @@
 //! The machine's own limits, measured between two real processes over a
-//! shared memfd segment (a [`Probe`] block), so that the harnesses can
+//! shared memfd segment (a [`Probe`]), so that the harnesses can
 //! quote every figure as a ratio of them:
 //!
 //! - [`Limit::Line`]: one cache line bounced between two spinning
@@ -20,12 +20,11 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pmix_shm::layout::RegionKind;
-use pmix_shm::probe::Probe;
 use pmix_shm::segment::{Segment, SegmentLayout};
 use pmix_shm::sync::{spin_loop, FutexWait, Ordering};
 
 use crate::harness::{ncpu, parse_results, print_results, stats_of, which, Job};
+use crate::probe::Probe;
 
 /// The first argument that makes a harness run one side of a limit
 /// ping-pong (see [`role`]).
@@ -62,7 +61,7 @@ impl Limit {
     }
 }
 
-/// A memfd segment holding one [`Probe`] block (region `(PROBE, 0)`),
+/// A memfd segment holding one [`Probe`] (region `(PROBE, 0)`),
 /// reachable by other processes through [`ProbeSegment::path`] while this
 /// one keeps it open.
 #[derive(Debug)]
@@ -77,10 +76,10 @@ impl ProbeSegment {
     /// # Errors
     /// When the segment cannot be created.
     pub fn create() -> Result<ProbeSegment, String> {
-        let layout = SegmentLayout::new().region(RegionKind::PROBE, 0, Probe::SIZE);
+        let layout = Probe::add_to(SegmentLayout::new(), 0);
         let segment = Segment::create(&layout).map_err(|e| e.to_string())?;
+        let probe = Probe::init(&segment, 0)?;
         segment.publish();
-        let probe = Probe::in_segment(&segment, 0).map_err(|e| e.to_string())?;
         Ok(ProbeSegment { segment, probe })
     }
 
@@ -95,7 +94,7 @@ impl ProbeSegment {
             .open(path)
             .map_err(|e| format!("{path}: {e}"))?;
         let segment = Segment::open(OwnedFd::from(f)).map_err(|e| e.to_string())?;
-        let probe = Probe::in_segment(&segment, 0).map_err(|e| e.to_string())?;
+        let probe = Probe::attach(&segment, 0)?;
         Ok(ProbeSegment { segment, probe })
     }
 

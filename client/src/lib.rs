@@ -277,15 +277,15 @@ impl Client {
         };
         let opened = (|| -> Result<_> {
             let job = segment
-                .store_reader(RegionKind::JOB_STORE, 0)
+                .attach::<StoreReader>(RegionKind::JOB_STORE, 0)
                 .map_err(Error::from)?;
             let barriers = segment
-                .barriers(RegionKind::BARRIERS, 0)
+                .attach::<BarrierTable>(RegionKind::BARRIERS, 0)
                 .map_err(Error::from)?;
             let modex = if w.caps & caps::SHM_MODEX != 0 {
                 Some(
                     segment
-                        .store_writer(RegionKind::MODEX, w.client_slot)
+                        .attach::<StoreWriter>(RegionKind::MODEX, w.client_slot)
                         .map_err(Error::from)?,
                 )
             } else {
@@ -293,7 +293,7 @@ impl Client {
             };
             let events = if w.caps & caps::EVENTS != 0 {
                 let inbound = segment
-                    .ring(RegionKind::CLIENT_RING, w.client_slot)
+                    .attach::<Ring>(RegionKind::CLIENT_RING, w.client_slot)
                     .map_err(|e| {
                         Error::with_context(Status::ERR_INIT, format!("inbound event ring: {e}"))
                     })?;

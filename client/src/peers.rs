@@ -60,7 +60,10 @@ pub(crate) fn store(inner: &Inner, slot: u32) -> Option<&StoreReader> {
     if let Some(r) = cell.get() {
         return Some(r);
     }
-    let r = inner.segment.store_reader(RegionKind::MODEX, slot).ok()?;
+    let r = inner
+        .segment
+        .attach::<StoreReader>(RegionKind::MODEX, slot)
+        .ok()?;
     Some(cell.get_or_init(|| r))
 }
 
@@ -79,7 +82,7 @@ pub(crate) fn ring(inner: &Inner, slot: u32) -> Result<&Ring> {
     }
     let r = inner
         .segment
-        .ring(RegionKind::CLIENT_RING, slot)
+        .attach::<Ring>(RegionKind::CLIENT_RING, slot)
         .map_err(|e| Error::with_context(Status::ERR_INIT, format!("event ring {slot}: {e}")))?;
     Ok(cell.get_or_init(|| r))
 }

@@ -1,4 +1,4 @@
-//! loom models of the handler gate (`pmix_shm::gate`): after
+//! loom models of the handler gate (`pmix_shm::local::gate`): after
 //! `retire(true)` returns no call is in progress and none starts (a call
 //! asserts the flag the retirer sets afterwards is clear); arming publishes
 //! the handler's set-up; arming races retiring.
@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use loom::thread;
-use pmix_shm::gate::HandlerGate;
+use pmix_shm::local::gate::HandlerGate;
 use pmix_shm::sync::{AtomicBool, AtomicU32, Ordering};
 
 /// The dispatcher's two calls through the gate; each call checks that the

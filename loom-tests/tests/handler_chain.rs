@@ -19,9 +19,9 @@
 use std::sync::Arc;
 
 use loom::thread;
-use pmix_shm::gate::HandlerGate;
-use pmix_shm::handoff::Handoff;
-use pmix_shm::snapshot::SnapshotCell;
+use pmix_shm::local::gate::HandlerGate;
+use pmix_shm::local::handoff::Handoff;
+use pmix_shm::local::snapshot::SnapshotCell;
 use pmix_shm::sync::{AtomicBool, Ordering};
 
 /// A registered handler.
@@ -102,7 +102,7 @@ fn deregistration_and_async_completion_race_dispatch() {
                 .unwrap();
             one.gate.retire(true);
             // ORDERING: Relaxed — the gate orders it after every call of
-            // entry 1 (see `pmix_shm::gate`).
+            // entry 1 (see `pmix_shm::local::gate`).
             d2.store(true, Ordering::Relaxed);
         });
 

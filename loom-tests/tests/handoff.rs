@@ -1,4 +1,4 @@
-//! loom models of the completion handoff (`pmix_shm::handoff`): exactly
+//! loom models of the completion handoff (`pmix_shm::local::handoff`): exactly
 //! one of the completer and the dispatcher ends up with the value, the
 //! value is whole when the dispatcher takes it, and loom's cell tracking
 //! finds no conflicting access and its leak check no lost value.
@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use loom::thread;
-use pmix_shm::handoff::{AlreadyCompleted, Handoff};
+use pmix_shm::local::handoff::{AlreadyCompleted, Handoff};
 use pmix_shm::sync::{AtomicU32, Ordering};
 
 /// The completed value: a loom `Arc` (leak-checked) carrying a number.

@@ -8,8 +8,8 @@
 #![cfg(loom)]
 
 use loom::thread;
-use pmix_shm::error::{TryPopError, TryPushError};
 use pmix_shm::ring::{Consumer, Ring, RingParams};
+use pmix_shm::ring::{TryPopError, TryPushError};
 
 /// A payload naming its producer and sequence, `len` bytes long, with a
 /// pattern that shows a torn copy.

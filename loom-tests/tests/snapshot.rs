@@ -1,4 +1,4 @@
-//! loom models of the swappable snapshot (`pmix_shm::snapshot`): a reader
+//! loom models of the swappable snapshot (`pmix_shm::local::snapshot`): a reader
 //! racing writers never holds a value that was dropped (each value clears
 //! its `alive` flag in `Drop`), sees the values in store order, and no value
 //! leaks (each carries a loom `Arc` token, which loom checks for leaks).
@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use loom::thread;
-use pmix_shm::snapshot::SnapshotCell;
+use pmix_shm::local::snapshot::SnapshotCell;
 use pmix_shm::sync::{AtomicBool, Ordering};
 
 /// A stored value: knows whether it was dropped.

@@ -67,7 +67,8 @@ use pmix_core::proto;
 use pmix_core::{DataRange, Error, Info, Nspace, Proc, Result, Status, Value};
 use pmix_shm::barrier::{BarrierParams, BarrierTable};
 use pmix_shm::layout::RegionKind;
-use pmix_shm::ring::RingParams;
+use pmix_shm::region::Region;
+use pmix_shm::ring::{Ring, RingParams};
 use pmix_shm::segment::{Segment, SegmentLayout};
 use pmix_shm::store::{StoreParams, StoreWriter};
 use pmix_shm::sync::{AtomicBool, Ordering};
@@ -140,26 +141,26 @@ impl Server {
                     slot,
                     StoreWriter::memory_size(&modex_params),
                 )
-                .ring(RegionKind::CLIENT_RING, slot, ring_params);
+                .region_for::<Ring>(RegionKind::CLIENT_RING, slot, &ring_params);
         }
         let init_err = |what: &str, e: &dyn std::fmt::Display| {
             Error::with_context(Status::ERR_INIT, format!("{what}: {e}"))
         };
         let segment = Segment::create(&layout).map_err(|e| init_err("segment", &e))?;
         let store = segment
-            .init_store(RegionKind::JOB_STORE, JOB_STORE_ID, &job_params)
+            .init::<StoreWriter>(RegionKind::JOB_STORE, JOB_STORE_ID, &job_params)
             .map_err(|e| init_err("job store", &e))?;
         let barriers = segment
-            .init_barriers(RegionKind::BARRIERS, BARRIERS_ID, &barrier_params)
+            .init::<BarrierTable>(RegionKind::BARRIERS, BARRIERS_ID, &barrier_params)
             .map_err(|e| init_err("barrier table", &e))?;
         let mut rings = Vec::with_capacity(cfg.max_clients as usize);
         for slot in 0..cfg.max_clients {
             segment
-                .init_store(RegionKind::MODEX, slot, &modex_params)
+                .init::<StoreWriter>(RegionKind::MODEX, slot, &modex_params)
                 .map_err(|e| init_err("modex store", &e))?;
             rings.push(
                 segment
-                    .init_ring(RegionKind::CLIENT_RING, slot, ring_params)
+                    .init::<Ring>(RegionKind::CLIENT_RING, slot, &ring_params)
                     .map_err(|e| init_err("event ring", &e))?,
             );
         }

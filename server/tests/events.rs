@@ -19,6 +19,7 @@ use pmix_core::proto::{self, caps, msg, Hello, Reply, Request, Welcome};
 use pmix_core::{attrs, DataRange, Info, Nspace, Proc, Rank, Status, Value};
 use pmix_server::{Completion, Host, Server, ServerConfig};
 use pmix_shm::layout::RegionKind;
+use pmix_shm::ring::Ring;
 use pmix_shm::segment::Segment;
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -154,7 +155,7 @@ fn take_events(server: &Server, proc: &Proc) -> Vec<EventMsg> {
 
 fn take_slot(server: &Server, slot: u32) -> Vec<EventMsg> {
     let seg = Segment::open(server.segment().fd().try_clone_to_owned().unwrap()).unwrap();
-    let ring = seg.ring(RegionKind::CLIENT_RING, slot).unwrap();
+    let ring = seg.attach::<Ring>(RegionKind::CLIENT_RING, slot).unwrap();
     let mut c = ring.consumer().unwrap();
     let mut out = Vec::new();
     c.drain(usize::MAX, |kind, bytes| {

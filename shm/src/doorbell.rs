@@ -97,7 +97,6 @@ impl Doorbell {
 
     /// Resets the word to 0 (no sleeper, epoch 0). Only while nobody else
     /// can use the doorbell (initialisation).
-    #[cfg(not(loom))]
     pub(crate) fn reset(&self) {
         // ORDERING: Relaxed — initialisation, published by the caller.
         self.word.store(0, Ordering::Relaxed);

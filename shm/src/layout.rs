@@ -1,28 +1,21 @@
-//! The byte layout of everything this crate puts in shared memory: the
-//! segment header and its region directory, the ring header, and the record
-//! header at the start of every ring record. `docs/SHM-LAYOUT.md` documents
-//! every byte; the tests at the bottom assert the same numbers.
+//! Numbers every process of one build agrees on: the layout version and
+//! magics, cache-line spacing, region alignment, ring geometry limits, the
+//! [`RegionKind`]s of the directory and the capability bits, and the
+//! codec of a ring record's header (pure functions, fuzzed). The structs
+//! themselves live with their structure (`segment/header.rs`,
+//! `ring/header.rs`, `barrier/region.rs`, `store/shared.rs`), each with
+//! compile-time assertions of its sizes and offsets; `docs/SHM-LAYOUT.md`
+//! documents every byte.
 //!
-//! Rules (STYLE.md rule 4): structs are `repr(C)` and built from
-//! [`sync`](crate::sync) atomics, so every field can be read from memory that
-//! another (untrusted) process may be writing without undefined behaviour;
-//! zero is a valid initial value of each (`bytemuck::Zeroable` outside
-//! loom); memory holds offsets, never pointers. **Any change to any of
-//! these numbers bumps [`LAYOUT_VERSION`].**
-//!
-//! NB: hot words written by different cores (a ring's tail, head and its two
-//! doorbells) sit [`HOT_LINE`] = 128 bytes apart, not 64. This machine is an
-//! Ice Lake-SP (LIMITS.md §1) whose L2 spatial prefetcher fetches 64-byte
-//! lines in aligned pairs, so two words 64 bytes apart still false-share;
-//! crossbeam's `CachePadded` uses 128 on x86-64 for the same reason and
-//! LIMITS.md §4.2 recommends it. Ring cells stay 64 bytes: they are written
-//! and read as a stream, where the pair prefetch helps.
+//! Rules (STYLE.md rule 4): structs in shared memory are `repr(C)` and built
+//! from [`sync`](crate::sync) atomics, so every field can be read from
+//! memory that another (untrusted) process may be writing without undefined
+//! behaviour; zero is a valid initial value of each; memory holds offsets,
+//! never pointers. **Any change to any of these numbers bumps
+//! [`LAYOUT_VERSION`]** (or the structure's own version).
 
-use crate::doorbell::Doorbell;
-use crate::sync::{AtomicU32, AtomicU64};
-
-/// Version of every layout in this file (segment header, directory, ring
-/// header, record header). Bumped on any change; openers refuse another.
+/// Version of the segment header, its directory, the ring header and the
+/// record header. Bumped on any change; openers refuse another.
 pub const LAYOUT_VERSION: u32 = 1;
 
 /// `"PMIXSHM1"` as a little-endian `u64`: the first 8 bytes of a segment.
@@ -34,8 +27,9 @@ pub const RING_MAGIC: u32 = u32::from_le_bytes(*b"PXRG");
 /// One cache line: the size and alignment of a ring cell.
 pub const CACHE_LINE: usize = 64;
 
-/// Spacing of hot words written by different cores (two cache lines; see
-/// the module's NB).
+/// Spacing of hot words written by different cores: two cache lines,
+/// because the L2 prefetcher fetches lines in aligned pairs (see the NB of
+/// `ring/header.rs`).
 pub const HOT_LINE: usize = 128;
 
 /// Alignment of every region offset inside a segment.
@@ -97,8 +91,7 @@ pub struct RegionKind(pub u32);
 impl RegionKind {
     /// The job-data store (see SHM-LAYOUT-STORE.md).
     pub const JOB_STORE: RegionKind = RegionKind(1);
-    /// The event-cache broadcast ring (see SHM-LAYOUT-STORE.md).
-    pub const EVENT_CACHE: RegionKind = RegionKind(2);
+    // 2 is reserved (it was the event cache's broadcast ring).
     /// The server-bound MPSC ring (requests from every client).
     pub const SERVER_RING: RegionKind = RegionKind(3);
     /// One client's inbound MPSC ring; the entry's id is the client's slot.
@@ -120,122 +113,9 @@ pub mod caps {
     pub const FUTEX_DOORBELL: u64 = 1 << 1;
     /// The segment holds a job-data store.
     pub const JOB_STORE: u64 = 1 << 2;
-    /// The segment holds an event-cache broadcast ring.
-    pub const EVENT_CACHE: u64 = 1 << 3;
+    // Bit 3 is reserved (it was the event cache's broadcast ring).
     /// The segment holds a barrier table (shared-memory fences).
     pub const BARRIERS: u64 = 1 << 4;
-}
-
-/// The fixed segment header at offset 0 (128 bytes). Written by the creator
-/// before it stores `ready` (last, `Release`); read by openers with relaxed
-/// loads after an `Acquire` load of `ready`.
-#[cfg(not(loom))]
-// NB: padding arrays use element types whose lengths bytemuck's `Zeroable`
-// supports without its `min_const_generics` feature.
-#[repr(C)]
-#[derive(bytemuck::Zeroable)]
-pub(crate) struct SegmentHeader {
-    /// [`SEGMENT_MAGIC`].
-    pub magic: AtomicU64,
-    /// [`LAYOUT_VERSION`].
-    pub layout_version: AtomicU32,
-    /// Bytes from offset 0 to the first region: this header plus the
-    /// directory, rounded up to [`REGION_ALIGN`].
-    pub header_size: AtomicU32,
-    /// Size of the whole segment in bytes.
-    pub total_size: AtomicU64,
-    /// [`caps`] bits.
-    pub capabilities: AtomicU64,
-    /// Process id of the creator.
-    pub creator_pid: AtomicU32,
-    /// Number of directory entries that follow the header.
-    pub dir_len: AtomicU32,
-    _reserved0: [u8; 24],
-    /// 0 = not ready; [`SEGMENT_READY`] once every region is initialised.
-    pub ready: AtomicU32,
-    _reserved1: [u32; 15],
-}
-
-/// One region directory entry (32 bytes); the directory starts at offset
-/// [`SEGMENT_HEADER_SIZE`].
-#[cfg(not(loom))]
-#[repr(C)]
-#[derive(bytemuck::Zeroable)]
-pub(crate) struct RegionEntry {
-    /// [`RegionKind`] value.
-    pub kind: AtomicU32,
-    /// Instance id within the kind (e.g. the client's slot).
-    pub id: AtomicU32,
-    /// Offset of the region from the segment start, a multiple of
-    /// [`REGION_ALIGN`].
-    pub offset: AtomicU64,
-    /// Length of the region in bytes.
-    pub len: AtomicU64,
-    /// Reserved flags, 0.
-    pub flags: AtomicU32,
-    _reserved: [u8; 4],
-}
-
-/// The ring header at the start of a ring region ([`RING_HEADER_SIZE`]
-/// bytes); cells follow it. Hot words are [`HOT_LINE`] apart.
-#[repr(C, align(128))]
-#[cfg_attr(not(loom), derive(bytemuck::Zeroable))]
-pub(crate) struct RingHeader {
-    /// [`RING_MAGIC`]; written last by `init_in`.
-    pub magic: AtomicU32,
-    /// [`LAYOUT_VERSION`].
-    pub version: AtomicU32,
-    /// Number of 64-byte cells, a power of two.
-    pub cells: AtomicU32,
-    /// Most cells one record may take (`cells / 2`, at most `u16::MAX`).
-    pub max_record_cells: AtomicU32,
-    /// Reservations the consumer skipped (dead or stalled producers).
-    pub lost: AtomicU64,
-    /// Record headers the consumer found invalid and skipped.
-    pub corrupt: AtomicU64,
-    /// Pid of the process holding the consumer role; 0 = none.
-    pub consumer_pid: AtomicU32,
-    _reserved0: [u32; 23],
-    /// Next position to reserve (in cells; never wraps in practice).
-    pub tail: AtomicU64,
-    _pad_tail: [u64; 15],
-    /// Positions below this are free for producers (the consumer's release
-    /// point).
-    pub head: AtomicU64,
-    _pad_head: [u64; 15],
-    /// The consumer sleeps here; producers ring after committing.
-    pub doorbell: Doorbell,
-    _pad_doorbell: [u32; 31],
-    /// Producers waiting for space sleep here; the consumer rings after
-    /// releasing space.
-    pub space: Doorbell,
-    _pad_space: [u32; 31],
-}
-
-#[cfg(loom)]
-impl RingHeader {
-    /// A fully initialised header in ordinary memory (the loom
-    /// constructor). `start` is the initial head and tail position.
-    pub(crate) fn new(cells: u32, max_record_cells: u32, start: u64) -> Self {
-        RingHeader {
-            magic: AtomicU32::new(RING_MAGIC),
-            version: AtomicU32::new(LAYOUT_VERSION),
-            cells: AtomicU32::new(cells),
-            max_record_cells: AtomicU32::new(max_record_cells),
-            lost: AtomicU64::new(0),
-            corrupt: AtomicU64::new(0),
-            consumer_pid: AtomicU32::new(0),
-            _reserved0: [0; 23],
-            tail: AtomicU64::new(start),
-            _pad_tail: [0; 15],
-            head: AtomicU64::new(start),
-            _pad_head: [0; 15],
-            doorbell: Doorbell::new(),
-            _pad_doorbell: [0; 31],
-            space: Doorbell::new(),
-            _pad_space: [0; 31],
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -502,57 +382,6 @@ pub fn decode_record_header(bytes: &[u8]) -> Result<RecordHeader, RecordDecodeEr
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::mem::{align_of, offset_of, size_of};
-
-    // The numbers below are the tables of docs/SHM-LAYOUT.md.
-
-    #[test]
-    fn segment_header_matches_the_documented_layout() {
-        assert_eq!(size_of::<SegmentHeader>(), SEGMENT_HEADER_SIZE);
-        assert_eq!(size_of::<SegmentHeader>(), 128);
-        assert_eq!(align_of::<SegmentHeader>(), 8);
-        assert_eq!(offset_of!(SegmentHeader, magic), 0);
-        assert_eq!(offset_of!(SegmentHeader, layout_version), 8);
-        assert_eq!(offset_of!(SegmentHeader, header_size), 12);
-        assert_eq!(offset_of!(SegmentHeader, total_size), 16);
-        assert_eq!(offset_of!(SegmentHeader, capabilities), 24);
-        assert_eq!(offset_of!(SegmentHeader, creator_pid), 32);
-        assert_eq!(offset_of!(SegmentHeader, dir_len), 36);
-        assert_eq!(offset_of!(SegmentHeader, _reserved0), 40);
-        assert_eq!(offset_of!(SegmentHeader, ready), 64);
-        assert_eq!(offset_of!(SegmentHeader, _reserved1), 68);
-    }
-
-    #[test]
-    fn region_entry_matches_the_documented_layout() {
-        assert_eq!(size_of::<RegionEntry>(), REGION_ENTRY_SIZE);
-        assert_eq!(size_of::<RegionEntry>(), 32);
-        assert_eq!(offset_of!(RegionEntry, kind), 0);
-        assert_eq!(offset_of!(RegionEntry, id), 4);
-        assert_eq!(offset_of!(RegionEntry, offset), 8);
-        assert_eq!(offset_of!(RegionEntry, len), 16);
-        assert_eq!(offset_of!(RegionEntry, flags), 24);
-        assert_eq!(offset_of!(RegionEntry, _reserved), 28);
-    }
-
-    #[test]
-    fn ring_header_matches_the_documented_layout() {
-        assert_eq!(size_of::<RingHeader>(), RING_HEADER_SIZE);
-        assert_eq!(size_of::<RingHeader>(), 640);
-        assert_eq!(align_of::<RingHeader>(), HOT_LINE);
-        assert_eq!(offset_of!(RingHeader, magic), 0);
-        assert_eq!(offset_of!(RingHeader, version), 4);
-        assert_eq!(offset_of!(RingHeader, cells), 8);
-        assert_eq!(offset_of!(RingHeader, max_record_cells), 12);
-        assert_eq!(offset_of!(RingHeader, lost), 16);
-        assert_eq!(offset_of!(RingHeader, corrupt), 24);
-        assert_eq!(offset_of!(RingHeader, consumer_pid), 32);
-        assert_eq!(offset_of!(RingHeader, tail), 128);
-        assert_eq!(offset_of!(RingHeader, head), 256);
-        assert_eq!(offset_of!(RingHeader, doorbell), 384);
-        assert_eq!(offset_of!(RingHeader, space), 512);
-        assert_eq!(size_of::<Doorbell>(), 4);
-    }
 
     #[test]
     fn magics_have_the_documented_values() {

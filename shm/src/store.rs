@@ -87,24 +87,24 @@
 //! assert_eq!(reader.get("job-1", 0, "pmix.hname"), Some(b"n1".to_vec()));
 //! ```
 
-mod builder;
-pub mod format;
-mod reader;
-mod shared;
-mod writer;
+mod builder; // TableBuilder: the table a writer publishes
+mod claim; // one writer per store in this process
+pub mod format; // the table image: encoding, bounds-checked parsing
+mod reader; // StoreReader, PinnedTable: pins and lookups
+mod region; // the store as a Region: geometry, image, checks; both handles
+mod shared; // header, reader slots, buffers: the shared control block
+mod writer; // StoreWriter: publication and reclamation
 
-#[cfg(not(loom))]
-pub use crate::heap::KeepAlive;
 pub use builder::{DuplicateName, StoreFull, TableBuilder};
 pub use format::{decode_table, EntryRef, TableError, TableImage};
-pub use reader::{PinError, PinnedTable, StoreAttachError, StoreReader};
+pub use reader::{PinError, PinnedTable, StoreReader};
 pub use shared::{
-    StoreParams, MAX_BUFFERS, MAX_BUFFER_SIZE, MAX_READER_SLOTS, MIN_BUFFERS, READER_SLOT_SIZE,
-    STORE_HEADER_SIZE, STORE_LAYOUT_VERSION, STORE_MAGIC,
+    StoreGeometry, StoreParams, MAX_BUFFERS, MAX_BUFFER_SIZE, MAX_READER_SLOTS, MIN_BUFFERS,
+    READER_SLOT_SIZE, STORE_HEADER_SIZE, STORE_LAYOUT_VERSION, STORE_MAGIC,
 };
 #[cfg(not(loom))]
 pub use writer::DEFAULT_PUBLISH_TIMEOUT;
-pub use writer::{PublishError, StoreInitError, StoreWriter};
+pub use writer::{PublishError, StoreWriter};
 
 #[cfg(all(test, not(loom)))]
 mod tests;

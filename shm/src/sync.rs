@@ -27,12 +27,12 @@ pub type AtomicU64 = std::sync::atomic::AtomicU64;
 #[cfg(not(loom))]
 pub type AtomicUsize = std::sync::atomic::AtomicUsize;
 /// `std::sync::atomic::AtomicPtr` (loom's under `cfg(loom)`). In-process
-/// structures only (`snapshot.rs`): a pointer means nothing in a segment
+/// structures only (`local/snapshot.rs`): a pointer means nothing in a segment
 /// mapped by other processes.
 #[cfg(not(loom))]
 pub type AtomicPtr<T> = std::sync::atomic::AtomicPtr<T>;
 /// `std::cell::UnsafeCell` outside loom, for in-process structures whose
-/// plain data a state word guards (`handoff.rs`). Under `cfg(loom)` the name
+/// plain data a state word guards (`local/handoff.rs`). Under `cfg(loom)` the name
 /// is loom's access-tracked cell, whose accessors are `with`/`with_mut`
 /// rather than `get`, so users wrap the access in one `cfg`'d helper.
 #[cfg(not(loom))]

@@ -126,7 +126,7 @@ fn xproc_child_entry() {
     let fd = unsafe { OwnedFd::from_raw_fd(CHILD_FD) };
     let seg = Segment::open(fd).expect("child opens the segment");
     let ring = seg
-        .ring(RegionKind::SERVER_RING, 0)
+        .attach::<Ring>(RegionKind::SERVER_RING, 0)
         .expect("child attaches");
     for seq in 0..count {
         ring.push_timeout(id as u16, &payload(id, seq), WAIT)
@@ -144,8 +144,10 @@ fn xproc_child_entry() {
 
 fn server(cells: usize) -> (Segment, Ring) {
     let p = RingParams::new(cells).unwrap();
-    let seg = Segment::create(&SegmentLayout::new().ring(RegionKind::SERVER_RING, 0, p)).unwrap();
-    let ring = seg.init_ring(RegionKind::SERVER_RING, 0, p).unwrap();
+    let seg =
+        Segment::create(&SegmentLayout::new().region_for::<Ring>(RegionKind::SERVER_RING, 0, &p))
+            .unwrap();
+    let ring = seg.init::<Ring>(RegionKind::SERVER_RING, 0, &p).unwrap();
     seg.publish();
     (seg, ring)
 }

@@ -5,10 +5,10 @@
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Duration;
 
-use pmix_shm::error::{OpenRingError, RegionError, SegmentOpenError};
+use pmix_shm::error::{OpenError, RegionError};
 use pmix_shm::layout::{caps, RegionKind, LAYOUT_VERSION, SEGMENT_HEADER_SIZE};
 use pmix_shm::ring::{Ring, RingParams};
-use pmix_shm::segment::{Segment, SegmentLayout};
+use pmix_shm::segment::{Segment, SegmentLayout, SegmentOpenError};
 
 fn params() -> RingParams {
     RingParams::new(64).unwrap()
@@ -16,18 +16,26 @@ fn params() -> RingParams {
 
 fn layout() -> SegmentLayout {
     SegmentLayout::new()
-        .ring(RegionKind::SERVER_RING, 0, params())
-        .ring(RegionKind::CLIENT_RING, 0, params())
-        .ring(RegionKind::CLIENT_RING, 1, params())
+        .region_for::<Ring>(RegionKind::SERVER_RING, 0, &params())
+        .region_for::<Ring>(RegionKind::CLIENT_RING, 0, &params())
+        .region_for::<Ring>(RegionKind::CLIENT_RING, 1, &params())
         .region(RegionKind::JOB_STORE, 0, 10_000)
+}
+
+fn ring(seg: &Segment, kind: RegionKind, id: u32) -> Result<Ring, OpenError> {
+    seg.attach(kind, id)
 }
 
 /// A published segment with its three rings initialised.
 fn published() -> Segment {
     let seg = Segment::create(&layout()).unwrap();
-    seg.init_ring(RegionKind::SERVER_RING, 0, params()).unwrap();
-    seg.init_ring(RegionKind::CLIENT_RING, 0, params()).unwrap();
-    seg.init_ring(RegionKind::CLIENT_RING, 1, params()).unwrap();
+    for (kind, id) in [
+        (RegionKind::SERVER_RING, 0),
+        (RegionKind::CLIENT_RING, 0),
+        (RegionKind::CLIENT_RING, 1),
+    ] {
+        seg.init::<Ring>(kind, id, &params()).unwrap();
+    }
     seg.publish();
     seg
 }
@@ -87,9 +95,9 @@ fn open_sees_the_creators_header_and_directory() {
         client.capabilities(),
         caps::MPSC_RING | caps::FUTEX_DOORBELL
     );
-    let store = client.region(RegionKind::JOB_STORE, 0).unwrap();
+    let store = client.memory(RegionKind::JOB_STORE, 0).unwrap();
     assert_eq!(store.len(), 10_000);
-    assert_eq!(store.ptr().as_ptr() as usize % 128, 0);
+    assert_eq!(store.base().as_ptr() as usize % 128, 0);
 }
 
 #[test]
@@ -112,12 +120,10 @@ fn segment_file_is_owner_only_and_sealed() {
 #[test]
 fn ring_pushed_by_the_client_is_popped_by_the_server() {
     let server = Segment::create(&layout()).unwrap();
-    let inbound = server
-        .init_ring(RegionKind::SERVER_RING, 0, params())
-        .unwrap();
+    let inbound: Ring = server.init(RegionKind::SERVER_RING, 0, &params()).unwrap();
     server.publish();
     let client = Segment::open(dup(&server)).unwrap();
-    let ring = client.ring(RegionKind::SERVER_RING, 0).unwrap();
+    let ring = ring(&client, RegionKind::SERVER_RING, 0).unwrap();
     drop(client); // the ring keeps the mapping alive
     ring.try_push(42, b"request").unwrap();
     let mut c = inbound.consumer().unwrap();
@@ -129,25 +135,25 @@ fn ring_pushed_by_the_client_is_popped_by_the_server() {
 fn unknown_region_is_not_found() {
     let seg = published();
     assert_eq!(
-        seg.region(RegionKind::CLIENT_RING, 7).unwrap_err(),
+        seg.memory(RegionKind::CLIENT_RING, 7).unwrap_err(),
         RegionError::NotFound {
             kind: RegionKind::CLIENT_RING,
             id: 7
         }
     );
     assert!(matches!(
-        seg.ring(RegionKind::MODEX, 0),
-        Err(OpenRingError::Region(_))
+        ring(&seg, RegionKind::MODEX, 0),
+        Err(OpenError::Region(_))
     ));
 }
 
 #[test]
 fn region_without_a_ring_refuses_to_attach() {
     let seg = published();
-    assert!(matches!(
-        seg.ring(RegionKind::JOB_STORE, 0),
-        Err(OpenRingError::Attach(_))
-    ));
+    assert_eq!(
+        ring(&seg, RegionKind::JOB_STORE, 0).unwrap_err(),
+        OpenError::NotReady
+    );
 }
 
 #[test]
@@ -197,7 +203,7 @@ fn foreign_file_is_bad_magic() {
 fn copy_of_a_good_image_opens() {
     let img = image(&published());
     let seg = Segment::open(memfd_with(&img, true)).unwrap();
-    seg.ring(RegionKind::CLIENT_RING, 1).unwrap();
+    ring(&seg, RegionKind::CLIENT_RING, 1).unwrap();
 }
 
 #[test]
@@ -277,8 +283,8 @@ fn ring_header_with_bad_geometry_is_refused_by_attach() {
     put_u32(&mut img, off + 8, 1 << 22); // cells beyond the region
     let client = Segment::open(memfd_with(&img, true)).unwrap();
     assert!(matches!(
-        client.ring(RegionKind::SERVER_RING, 0),
-        Err(OpenRingError::Attach(_))
+        ring(&client, RegionKind::SERVER_RING, 0),
+        Err(OpenError::TooSmall { .. })
     ));
 }
 
@@ -287,17 +293,16 @@ fn many_client_rings_fit_one_segment() {
     let p = RingParams::new(16).unwrap();
     let mut l = SegmentLayout::new();
     for id in 0..300 {
-        l = l.ring(RegionKind::CLIENT_RING, id, p);
+        l = l.region_for::<Ring>(RegionKind::CLIENT_RING, id, &p);
     }
     let seg = Segment::create(&l).unwrap();
     let rings: Vec<Ring> = (0..300)
-        .map(|id| seg.init_ring(RegionKind::CLIENT_RING, id, p).unwrap())
+        .map(|id| seg.init(RegionKind::CLIENT_RING, id, &p).unwrap())
         .collect();
     seg.publish();
     let client = Segment::open(dup(&seg)).unwrap();
     for (id, r) in rings.iter().enumerate() {
-        client
-            .ring(RegionKind::CLIENT_RING, id as u32)
+        ring(&client, RegionKind::CLIENT_RING, id as u32)
             .unwrap()
             .try_push(id as u16, &[1, 2, 3])
             .unwrap();

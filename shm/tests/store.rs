@@ -11,9 +11,11 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use pmix_shm::error::{InitError, OpenError};
+use pmix_shm::region::{self, Memory, Region as _};
 use pmix_shm::store::{
-    decode_table, PinError, PublishError, StoreAttachError, StoreInitError, StoreParams,
-    StoreReader, StoreWriter, TableBuilder, TableError, TableImage, STORE_MAGIC,
+    decode_table, PinError, PublishError, StoreParams, StoreReader, StoreWriter, TableBuilder,
+    TableError, TableImage, STORE_LAYOUT_VERSION, STORE_MAGIC,
 };
 use pmix_shm::sync::{AtomicBool, Ordering};
 use proptest::prelude::*;
@@ -26,16 +28,40 @@ fn params(buffer_count: u32, buffer_size: usize, reader_slots: u32) -> StorePara
     }
 }
 
-fn attach(region: &Arc<Region>, len: usize) -> Result<StoreReader, StoreAttachError> {
-    // SAFETY: valid for `len <= region.len()` bytes and kept alive.
-    unsafe { StoreReader::attach_owned(region.ptr, len, region.clone()) }
+/// `len` bytes of `region`, kept alive by it.
+fn memory(region: &Arc<Region>, at: usize, len: usize) -> Memory {
+    assert!(at + len <= region.len());
+    // SAFETY: `at..at + len` lies inside the region, which the keep-alive
+    // holds for as long as any handle built on the memory.
+    unsafe {
+        Memory::from_raw(
+            NonNull::new_unchecked(region.ptr.as_ptr().add(at)),
+            len,
+            Some(region.clone()),
+        )
+    }
+}
+
+fn attach(region: &Arc<Region>, len: usize) -> Result<StoreReader, OpenError> {
+    // SAFETY: a reader; the memory is valid (see `memory`).
+    unsafe { region::attach::<StoreReader>(memory(region, 0, len)) }
+}
+
+/// Initialises a store in `len` bytes at `at` of `region`.
+fn init(
+    region: &Arc<Region>,
+    at: usize,
+    len: usize,
+    p: &StoreParams,
+) -> Result<StoreWriter, InitError> {
+    // SAFETY: the memory is valid (see `memory`); no handle of an earlier
+    // store lives in it (each test initialises its region once).
+    unsafe { region::init_in::<StoreWriter>(memory(region, at, len), p) }
 }
 
 fn writer_in_region(p: &StoreParams) -> (StoreWriter, Arc<Region>) {
     let region = Region::new(StoreWriter::memory_size(p));
-    // SAFETY: valid for its length and kept alive by the owner.
-    let w =
-        unsafe { StoreWriter::init_in_owned(region.ptr, region.len(), p, region.clone()) }.unwrap();
+    let w = init(&region, 0, region.len(), p).unwrap();
     (w, region)
 }
 
@@ -281,10 +307,10 @@ fn reader_slots_run_out_and_come_back() {
     let w = StoreWriter::new_heap(&params(2, 4096, 2));
     let a = w.reader().unwrap();
     let b = w.reader().unwrap();
-    assert_eq!(w.reader().unwrap_err(), StoreAttachError::NoFreeReaderSlot);
+    assert_eq!(w.reader().unwrap_err(), OpenError::NoFreeReaderSlot);
     let a2 = a.clone(); // clones share the slot
     drop(a);
-    assert_eq!(w.reader().unwrap_err(), StoreAttachError::NoFreeReaderSlot);
+    assert_eq!(w.reader().unwrap_err(), OpenError::NoFreeReaderSlot);
     drop(a2);
     let c = w.reader().unwrap();
     drop((b, c));
@@ -300,24 +326,20 @@ fn init_in_refuses_bad_params_short_and_misaligned_regions() {
         params(2, 0, 1),
         params(2, usize::MAX, 1),
     ] {
-        // SAFETY: the region is valid, aligned and outlives the result.
-        let e = unsafe { StoreWriter::init_in(region.ptr, region.len(), &p) };
-        assert_eq!(e.unwrap_err(), StoreInitError::InvalidParams);
+        let e = init(&region, 0, region.len(), &p);
+        assert!(matches!(e, Err(InitError::InvalidParams { .. })), "{p:?}");
     }
-    // SAFETY: as above.
-    let e = unsafe { StoreWriter::init_in(region.ptr, 1000, &params(2, 4096, 1)) };
+    let e = init(&region, 0, 1000, &params(2, 4096, 1));
     assert_eq!(
         e.unwrap_err(),
-        StoreInitError::RegionTooSmall {
+        InitError::TooSmall {
             needed: 128 + 64 + 8192,
             len: 1000
         }
     );
-    // SAFETY: one byte in: misaligned but in bounds.
-    let base = unsafe { NonNull::new_unchecked(region.ptr.as_ptr().add(8)) };
-    // SAFETY: as above.
-    let e = unsafe { StoreWriter::init_in(base, 9000, &params(2, 4096, 1)) };
-    assert_eq!(e.unwrap_err(), StoreInitError::Misaligned);
+    // Eight bytes in: misaligned but in bounds.
+    let e = init(&region, 8, 9000, &params(2, 4096, 1));
+    assert!(matches!(e, Err(InitError::Misaligned { align: 64, .. })));
 }
 
 #[test]
@@ -326,14 +348,9 @@ fn attach_refuses_garbage_headers() {
     let size = StoreWriter::memory_size(&p);
     let region = Region::new(size);
     let attach_err = |len| attach(&region, len).unwrap_err();
-    assert_eq!(attach_err(size), StoreAttachError::NotReady);
-    assert!(matches!(
-        attach_err(64),
-        StoreAttachError::RegionTooSmall { .. }
-    ));
-    // SAFETY: valid for its length, kept alive by the owner.
-    let mut w =
-        unsafe { StoreWriter::init_in_owned(region.ptr, size, &p, region.clone()) }.unwrap();
+    assert_eq!(attach_err(size), OpenError::NotReady);
+    assert!(matches!(attach_err(64), OpenError::TooSmall { .. }));
+    let mut w = init(&region, 0, size, &p).unwrap();
     w.update(|t| {
         t.insert("ns", 0, "k", b"v".to_vec());
     })
@@ -351,12 +368,12 @@ fn attach_refuses_garbage_headers() {
     }
     assert_eq!(
         attach_err(size - 1),
-        StoreAttachError::RegionTooSmall {
+        OpenError::TooSmall {
             needed: size,
             len: size - 1
         }
     );
-    let poke32 = |off: usize, v: u32, expect: StoreAttachError| {
+    let poke32 = |off: usize, v: u32, expect: OpenError| {
         let old = region.u32_at(off).swap(v, Ordering::Relaxed);
         assert_eq!(
             attach(&region, size).unwrap_err(),
@@ -365,12 +382,25 @@ fn attach_refuses_garbage_headers() {
         );
         region.u32_at(off).store(old, Ordering::Relaxed);
     };
-    poke32(12, 1, StoreAttachError::BadGeometry); // buffer_count
-    poke32(12, 200, StoreAttachError::BadGeometry);
-    poke32(16, 0, StoreAttachError::BadGeometry); // reader_slots
-    poke32(16, 3, StoreAttachError::BadGeometry); // buffers_offset then mismatches
-    poke32(8, 2, StoreAttachError::VersionMismatch { found: 2 });
-    let poke64 = |off: usize, v: u64, expect: StoreAttachError| {
+    let range = OpenError::BadGeometry {
+        reason: "counts or buffer size out of range",
+    };
+    let mismatch = OpenError::BadGeometry {
+        reason: "offsets or buffer size do not match the counts",
+    };
+    poke32(12, 1, range); // buffer_count
+    poke32(12, 200, range);
+    poke32(16, 0, range); // reader_slots
+    poke32(16, 3, mismatch); // buffers_offset then mismatches
+    poke32(
+        8,
+        2,
+        OpenError::VersionMismatch {
+            found: 2,
+            expected: STORE_LAYOUT_VERSION,
+        },
+    );
+    let poke64 = |off: usize, v: u64, expect: OpenError| {
         let old = region.u64_at(off).swap(v, Ordering::Relaxed);
         assert_eq!(
             attach(&region, size).unwrap_err(),
@@ -379,11 +409,18 @@ fn attach_refuses_garbage_headers() {
         );
         region.u64_at(off).store(old, Ordering::Relaxed);
     };
-    poke64(24, 4000, StoreAttachError::BadGeometry); // buffer_size not ×64
-    poke64(24, u64::MAX, StoreAttachError::BadGeometry);
-    poke64(32, 64, StoreAttachError::BadGeometry); // slots_offset
-    poke64(40, 0, StoreAttachError::BadGeometry); // buffers_offset
-    poke64(0, 42, StoreAttachError::BadMagic { found: 42 });
+    poke64(24, 4000, mismatch); // buffer_size not ×64
+    poke64(24, u64::MAX, range);
+    poke64(32, 64, mismatch); // slots_offset
+    poke64(40, 0, mismatch); // buffers_offset
+    poke64(
+        0,
+        42,
+        OpenError::BadMagic {
+            found: 42,
+            expected: STORE_MAGIC,
+        },
+    );
     assert!(attach(&region, size).is_ok());
 }
 
@@ -495,8 +532,13 @@ fn child_pins_and_dies() {
         )
     };
     assert_ne!(base, libc::MAP_FAILED);
-    // SAFETY: the mapping is valid for `len` bytes until the process exits.
-    let r = unsafe { StoreReader::attach(NonNull::new(base.cast()).unwrap(), len) }.unwrap();
+    // SAFETY: the mapping is valid for `len` bytes until the process exits;
+    // a reader.
+    let r = unsafe {
+        let mem = Memory::from_raw(NonNull::new(base.cast()).unwrap(), len, None);
+        region::attach::<StoreReader>(mem)
+    }
+    .unwrap();
     let t = r.pin().unwrap();
     assert_eq!(t.get("ns", 0, "k"), Some(&b"gen1"[..]));
     // Die holding the pin: no destructor runs.
@@ -529,8 +571,10 @@ fn dead_reader_process_is_reaped_by_the_writer() {
     };
     assert_ne!(base, libc::MAP_FAILED);
     let base = NonNull::new(base.cast::<u8>()).unwrap();
-    // SAFETY: the mapping lives until the end of this test (never unmapped).
-    let mut w = unsafe { StoreWriter::init_in(base, len, &p) }.unwrap();
+    // SAFETY: the mapping lives until the end of this test (never
+    // unmapped); nothing else uses it yet.
+    let mut w =
+        unsafe { region::init_in::<StoreWriter>(Memory::from_raw(base, len, None), &p) }.unwrap();
     w.update(|t| {
         t.insert("ns", 0, "k", b"gen1".to_vec());
     })
@@ -562,8 +606,8 @@ fn dead_reader_process_is_reaped_by_the_writer() {
         .publish_timeout(w.builder(), Duration::from_secs(5))
         .unwrap();
     assert_eq!(g, 3);
-    // SAFETY: as above.
-    let r = unsafe { StoreReader::attach(base, len) }.unwrap();
+    // SAFETY: as above; a reader.
+    let r = unsafe { region::attach::<StoreReader>(Memory::from_raw(base, len, None)) }.unwrap();
     assert_eq!(r.get("ns", 0, "k"), Some(b"gen2".to_vec()));
 }
 

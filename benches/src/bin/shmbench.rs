@@ -30,8 +30,8 @@ use std::time::{Duration, Instant};
 
 use pmix_benches::harness::{ncpu, which};
 use pmix_benches::limits::{self, Limit};
+use pmix_benches::probe::Probe;
 use pmix_shm::layout::RegionKind;
-use pmix_shm::probe::Probe;
 use pmix_shm::ring::{Consumer, Ring, RingParams};
 use pmix_shm::segment::{Segment, SegmentLayout};
 use pmix_shm::sync::{spin_loop, Ordering};
@@ -75,14 +75,15 @@ struct Setup {
 
 impl Setup {
     fn new(rings: u32) -> Result<Setup, String> {
-        let mut layout = SegmentLayout::new().region(RegionKind::PROBE, 0, Probe::SIZE);
+        let mut layout = Probe::add_to(SegmentLayout::new(), 0);
         for id in 0..rings {
-            layout = layout.ring(RegionKind::CLIENT_RING, id, params());
+            layout = layout.region_for::<Ring>(RegionKind::CLIENT_RING, id, &params());
         }
         let segment = Segment::create(&layout).map_err(|e| e.to_string())?;
+        Probe::init(&segment, 0)?;
         for id in 0..rings {
             segment
-                .init_ring(RegionKind::CLIENT_RING, id, params())
+                .init::<Ring>(RegionKind::CLIENT_RING, id, &params())
                 .map_err(|e| e.to_string())?;
         }
         segment.publish();
@@ -325,13 +326,13 @@ fn open(path: &str) -> Result<Shared, String> {
         .open(path)
         .map_err(|e| format!("{path}: {e}"))?;
     let segment = Segment::open(OwnedFd::from(f)).map_err(|e| e.to_string())?;
-    let probe = Probe::in_segment(&segment, 0).map_err(|e| e.to_string())?;
+    let probe = Probe::attach(&segment, 0)?;
     Ok(Shared { segment, probe })
 }
 
 fn ring(s: &Shared, id: u32) -> Result<Ring, String> {
     s.segment
-        .ring(RegionKind::CLIENT_RING, id)
+        .attach(RegionKind::CLIENT_RING, id)
         .map_err(|e| e.to_string())
 }
 

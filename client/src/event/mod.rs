@@ -46,10 +46,10 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use pmix_core::event::{Chain, EventId, EventMsg, HandlerId, Outcome, RegistrationSpec};
 use pmix_core::{Error, Info, Proc, Result, Status};
-use pmix_shm::gate::HandlerGate;
-use pmix_shm::handoff::Handoff;
+use pmix_shm::local::gate::HandlerGate;
+use pmix_shm::local::handoff::Handoff;
+use pmix_shm::local::snapshot::SnapshotCell;
 use pmix_shm::ring::{Ring, RingParams};
-use pmix_shm::snapshot::SnapshotCell;
 use pmix_shm::sync::{AtomicBool, AtomicU64, Ordering};
 
 pub(crate) use notify::notify;

@@ -9,8 +9,7 @@ use std::time::Instant;
 use pmix_core::event::{EventMsg, Origin, RECORD_EVENT};
 use pmix_core::proto::{peer_state, Request};
 use pmix_core::{attrs, DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
-use pmix_shm::error::{PushTimeoutError, TryPushError};
-use pmix_shm::ring::Ring;
+use pmix_shm::ring::{PushTimeoutError, Ring, TryPushError};
 
 use super::{Command, Events, OutcomeFn, PUSH_TIMEOUT};
 use crate::{deadline_from, peers, Inner};

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use pmix_core::event::{accepts, ChainRun, EventMsg, HandlerId, Origin, RECORD_EVENT};
 use pmix_core::{attrs, DataRange, Info, Status};
-use pmix_shm::handoff::Handoff;
+use pmix_shm::local::handoff::Handoff;
 use pmix_shm::ring::Consumer;
 use pmix_shm::sync::Ordering;
 

@@ -6,6 +6,7 @@ use pmix_core::codec::blob;
 use pmix_core::proto;
 use pmix_core::{Error, Info, Proc, Result, Scope, Status};
 use pmix_shm::layout::RegionKind;
+use pmix_shm::store::{StoreReader, StoreWriter};
 
 use crate::data::card::Card;
 use crate::inner::Inner;
@@ -13,7 +14,7 @@ use crate::inner::Inner;
 /// Empties a slot's modex store (a previous occupant's card must not leak);
 /// the store's generation afterwards (the new occupant's commits raise it).
 pub(crate) fn clear_modex(inner: &Inner, slot: u32) -> u64 {
-    match inner.segment.store_writer(RegionKind::MODEX, slot) {
+    match inner.segment.attach::<StoreWriter>(RegionKind::MODEX, slot) {
         Ok(mut w) => {
             if w.generation() > 0 {
                 let _ = w.publish(pmix_shm::TableBuilder::new());
@@ -36,7 +37,7 @@ pub(crate) fn live_card(inner: &Inner, proc: &Proc) -> Option<Card> {
     let reader = match st.modex_readers.entry(slot) {
         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
         std::collections::hash_map::Entry::Vacant(e) => {
-            match inner.segment.store_reader(RegionKind::MODEX, slot) {
+            match inner.segment.attach::<StoreReader>(RegionKind::MODEX, slot) {
                 Ok(r) => e.insert(r),
                 Err(_) => {
                     return Some(Card {
@@ -113,11 +114,11 @@ pub(crate) fn socket_commit(
         .ok_or_else(|| Error::with_context(Status::ERR_NOT_FOUND, "not registered"))?;
     let mut w = inner
         .segment
-        .store_writer(RegionKind::MODEX, slot)
+        .attach::<StoreWriter>(RegionKind::MODEX, slot)
         .map_err(Error::from)?;
     // Keep what earlier commits wrote: start from the current table.
     let mut table = pmix_shm::TableBuilder::new();
-    if let Ok(r) = inner.segment.store_reader(RegionKind::MODEX, slot) {
+    if let Ok(r) = inner.segment.attach::<StoreReader>(RegionKind::MODEX, slot) {
         if let Ok(pinned) = r.pin() {
             for (k, v) in pinned.keys_for(proc.nspace.as_str(), proc.rank.0) {
                 table.insert(proc.nspace.as_str(), proc.rank.0, k, v.to_vec());

@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::word::{episode_diff, EpisodeWord, MAX_PARTIES};
 use super::BarrierWaitError;
+use crate::region::Plain;
 use crate::sync::{fence, AtomicI32, AtomicU32, AtomicU64, FutexWord, Ordering};
 
 /// One barrier cell ([`BARRIER_CELL_SIZE`](super::BARRIER_CELL_SIZE)
@@ -30,13 +31,28 @@ pub(super) struct RawBarrier {
     pub(super) _reserved: [u64; 12],
 }
 
-impl RawBarrier {
+#[cfg(not(loom))]
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<RawBarrier>() == super::BARRIER_CELL_SIZE);
+    assert!(align_of::<RawBarrier>() == crate::layout::HOT_LINE);
+    assert!(offset_of!(RawBarrier, parties) == 0);
+    assert!(offset_of!(RawBarrier, status) == 4);
+    assert!(offset_of!(RawBarrier, word) == 8);
+    assert!(offset_of!(RawBarrier, released) == 16);
+    assert!(offset_of!(RawBarrier, seq) == 24);
+    assert!(offset_of!(RawBarrier, waiters) == 28);
+};
+
+// SAFETY: `repr(C)`, atomics (the futex word is `repr(transparent)`) and
+// never-read padding; zero is a valid value of each.
+unsafe impl Plain for RawBarrier {
     #[cfg(loom)]
-    pub(super) fn new() -> Self {
+    fn zeroed() -> Self {
         RawBarrier {
             parties: AtomicU32::new(0),
             status: AtomicI32::new(0),
-            word: AtomicU64::new(EpisodeWord::RESET.to_bits()),
+            word: AtomicU64::new(0),
             released: AtomicU32::new(0),
             _pad: 0,
             seq: FutexWord::new(0),
@@ -44,11 +60,12 @@ impl RawBarrier {
             _reserved: [0; 12],
         }
     }
+}
 
+impl RawBarrier {
     /// The initial image: zero parties, healthy, episode 1 open and empty.
-    #[cfg(not(loom))]
     pub(super) fn write_initial(&self) {
-        // ORDERING: Relaxed — published with the table's `ready` word.
+        // ORDERING: Relaxed — published with the table's magic word.
         self.parties.store(0, Ordering::Relaxed);
         self.status.store(0, Ordering::Relaxed);
         self.word

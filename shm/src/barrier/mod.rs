@@ -101,9 +101,9 @@
 //! deadline, a poisoned or out-of-step barrier), never undefined behaviour
 //! or a panic.
 //!
-//! Under `cfg(loom)` the table lives in boxes of loom atomics
-//! ([`BarrierTable::new_heap`] is the only constructor), the futex is
-//! emulated, and [`Barrier::wait`] neither spins nor sleeps with a timeout
+//! Under `cfg(loom)` the table's [`Memory`](crate::region::Memory) is loom
+//! atomics (built by the same `region` code as in shared memory), the
+//! futex is emulated, and [`Barrier::wait`] neither spins nor sleeps with a timeout
 //! (the models call [`Barrier::time_out`] themselves).
 //!
 //! # Examples
@@ -138,21 +138,22 @@
 //! assert!(fence.arrive(3).unwrap().last);
 //! ```
 
-mod cell;
+mod cell; // one barrier cell: the episode protocol
 #[cfg(all(test, not(loom)))]
 mod episode_tests;
-mod error;
-mod peer;
-mod table;
+mod error; // BarrierWaitError
+mod peer; // peer cells
+mod region; // the table as a Region: header, geometry, image, checks
+mod table; // the handle: its cells
 #[cfg(all(test, not(loom)))]
 mod tests;
-mod wait;
+mod wait; // the wait loop: spin, futex sleep, deadline
 pub mod word;
 
 use std::time::Duration;
 
 pub use cell::{Arrival, Barrier};
-pub use error::{BarrierAttachError, BarrierInitError, BarrierWaitError};
+pub use error::BarrierWaitError;
 pub use peer::PeerCell;
 pub use table::{BarrierParams, BarrierTable};
 
@@ -161,7 +162,8 @@ pub const BARRIER_MAGIC: u64 = u64::from_le_bytes(*b"PMIXBARR");
 /// The barrier-table layout version this build writes and accepts (2: the
 /// episode word replaced the arrival counter of version 1).
 pub const BARRIER_LAYOUT_VERSION: u32 = 2;
-/// Value of the header's `ready` word once the table is initialised.
+/// Value of the header's `ready` word once the table is initialised
+/// (written with the image; the magic, stored last, publishes both).
 pub const BARRIER_READY: u32 = 1;
 /// Bytes of the table header (two cache lines).
 pub const BARRIER_HEADER_SIZE: usize = 128;

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::PEER_FREE;
+use crate::region::Plain;
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
 
 /// One peer cell ([`PEER_CELL_SIZE`](super::PEER_CELL_SIZE) bytes).
@@ -19,21 +20,33 @@ pub(super) struct RawPeer {
     pub(super) _reserved: [u64; 6],
 }
 
-impl RawPeer {
+#[cfg(not(loom))]
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<RawPeer>() == super::PEER_CELL_SIZE);
+    assert!(offset_of!(RawPeer, state) == 0);
+    assert!(offset_of!(RawPeer, pid) == 4);
+    assert!(offset_of!(RawPeer, epoch) == 8);
+};
+
+// SAFETY: `repr(C)`, atomics and never-read padding; zero is a valid value
+// of each.
+unsafe impl Plain for RawPeer {
     #[cfg(loom)]
-    pub(super) fn new() -> Self {
+    fn zeroed() -> Self {
         RawPeer {
-            state: AtomicU32::new(PEER_FREE),
+            state: AtomicU32::new(0),
             pid: AtomicU32::new(0),
             epoch: AtomicU64::new(0),
             _reserved: [0; 6],
         }
     }
+}
 
+impl RawPeer {
     /// The initial image: free, no pid, epoch 0.
-    #[cfg(not(loom))]
     pub(super) fn write_initial(&self) {
-        // ORDERING: Relaxed — published with the table's `ready` word.
+        // ORDERING: Relaxed — published with the table's magic word.
         self.state.store(PEER_FREE, Ordering::Relaxed);
         self.pid.store(0, Ordering::Relaxed);
         self.epoch.store(0, Ordering::Relaxed);

@@ -2,47 +2,22 @@
 //! validation, peer cells, error mapping. The episode protocol's are in
 //! `episode_tests.rs`.
 
-use std::mem::{align_of, offset_of, size_of};
 use std::ptr::NonNull;
-use std::sync::Arc;
 
-use super::cell::RawBarrier;
-use super::peer::RawPeer;
-use super::table::TableHeader;
+use super::region::TableHeader;
 use super::*;
-use crate::heap::HeapRegion;
-use crate::layout::HOT_LINE;
+use crate::error::{InitError, OpenError};
+use crate::region::{self, Memory, Region};
 use crate::sync::Ordering;
 
 fn table(barriers: u32, peers: u32) -> BarrierTable {
     BarrierTable::new_heap(&BarrierParams { barriers, peers })
 }
 
-// The numbers below are the tables of docs/SHM-LAYOUT.md.
 #[test]
-fn structures_match_the_documented_layout() {
-    assert_eq!(size_of::<TableHeader>(), BARRIER_HEADER_SIZE);
-    assert_eq!(align_of::<TableHeader>(), 128);
-    assert_eq!(offset_of!(TableHeader, magic), 0);
-    assert_eq!(offset_of!(TableHeader, layout_version), 8);
-    assert_eq!(offset_of!(TableHeader, barrier_count), 12);
-    assert_eq!(offset_of!(TableHeader, peer_count), 16);
-    assert_eq!(offset_of!(TableHeader, barriers_offset), 20);
-    assert_eq!(offset_of!(TableHeader, peers_offset), 24);
-    assert_eq!(offset_of!(TableHeader, ready), 64);
-    assert_eq!(size_of::<RawBarrier>(), BARRIER_CELL_SIZE);
-    assert_eq!(BARRIER_CELL_SIZE, crate::layout::HOT_LINE);
-    assert_eq!(offset_of!(RawBarrier, parties), 0);
-    assert_eq!(offset_of!(RawBarrier, status), 4);
-    assert_eq!(offset_of!(RawBarrier, word), 8);
-    assert_eq!(offset_of!(RawBarrier, released), 16);
-    assert_eq!(offset_of!(RawBarrier, seq), 24);
-    assert_eq!(offset_of!(RawBarrier, waiters), 28);
-    assert_eq!(size_of::<RawPeer>(), PEER_CELL_SIZE);
-    assert_eq!(offset_of!(RawPeer, state), 0);
-    assert_eq!(offset_of!(RawPeer, pid), 4);
-    assert_eq!(offset_of!(RawPeer, epoch), 8);
+fn magic_has_the_documented_value() {
     assert_eq!(BARRIER_MAGIC, 0x5252_4142_5849_4D50);
+    assert_eq!(BarrierTable::MAGIC, BARRIER_MAGIC);
 }
 
 #[test]
@@ -75,22 +50,19 @@ fn peer_cells_bump_their_epoch_on_every_change() {
     assert_eq!(t.peer(0).unwrap().epoch(), 0);
 }
 
-fn heap_table(params: &BarrierParams) -> (Arc<HeapRegion>, BarrierTable) {
-    let region = Arc::new(HeapRegion::zeroed_aligned(
-        BarrierTable::memory_size(params),
-        HOT_LINE,
-    ));
-    // SAFETY: the region is valid for its length, 128-aligned, and kept
-    // alive by the owner handle.
-    let t =
-        unsafe { BarrierTable::init_in_owned(region.base(), region.len(), params, region.clone()) }
-            .unwrap();
-    (region, t)
+fn heap_table(params: &BarrierParams) -> (Memory, BarrierTable) {
+    let mem = Memory::heap::<BarrierTable>(params).unwrap();
+    // SAFETY: fresh heap memory, used by this test's handles only.
+    let t = unsafe { region::init_in::<BarrierTable>(mem.clone(), params) }.unwrap();
+    (mem, t)
 }
 
-fn attach(region: &Arc<HeapRegion>, len: usize) -> Result<BarrierTable, BarrierAttachError> {
-    // SAFETY: as in `heap_table`; `len` is at most the region's length.
-    unsafe { BarrierTable::attach_owned(region.base(), len, region.clone()) }
+fn attach(mem: &Memory, len: usize) -> Result<BarrierTable, OpenError> {
+    // SAFETY: the heap memory of `heap_table`, kept alive by its keep-alive;
+    // `len` is at most its length.
+    let mem = unsafe { Memory::from_raw(mem.base(), len, Some(std::sync::Arc::new(mem.clone()))) };
+    // SAFETY: as above.
+    unsafe { region::attach::<BarrierTable>(mem) }
 }
 
 #[test]
@@ -99,8 +71,8 @@ fn attach_sees_the_same_cells() {
         barriers: 3,
         peers: 5,
     };
-    let (region, t) = heap_table(&params);
-    let a = attach(&region, region.len()).unwrap();
+    let (mem, t) = heap_table(&params);
+    let a = attach(&mem, mem.len()).unwrap();
     assert_eq!((a.barrier_count(), a.peer_count()), (3, 5));
     t.barrier(2).unwrap().reset(4);
     t.peer(4).unwrap().set_state(9);
@@ -114,19 +86,20 @@ fn attach_validates_the_header() {
         barriers: 2,
         peers: 2,
     };
-    let (region, t) = heap_table(&params);
-    let h = t.shared.header();
+    let (mem, _t) = heap_table(&params);
+    let part = mem.header::<TableHeader>();
+    let h = &part[0];
     let needed = BarrierTable::memory_size(&params);
     assert_eq!(
-        attach(&region, needed - 1).unwrap_err(),
-        BarrierAttachError::RegionTooSmall {
+        attach(&mem, needed - 1).unwrap_err(),
+        OpenError::TooSmall {
             needed,
             len: needed - 1
         }
     );
     assert!(matches!(
-        attach(&region, 64).unwrap_err(),
-        BarrierAttachError::RegionTooSmall { .. }
+        attach(&mem, 64).unwrap_err(),
+        OpenError::TooSmall { .. }
     ));
     let restore = |t: &TableHeader| {
         t.magic.store(BARRIER_MAGIC, Ordering::Relaxed);
@@ -138,41 +111,47 @@ fn attach_validates_the_header() {
         t.peers_offset.store(128 + 256, Ordering::Relaxed);
         t.ready.store(BARRIER_READY, Ordering::Relaxed);
     };
-    type Case<'a> = (&'a dyn Fn(&TableHeader), BarrierAttachError);
+    let counts = OpenError::BadGeometry {
+        reason: "more than 65536 barrier cells or 65536 peer cells",
+    };
+    let offsets = OpenError::BadGeometry {
+        reason: "cell offsets do not match the counts",
+    };
+    type Case<'a> = (&'a dyn Fn(&TableHeader), OpenError);
     let cases: [Case<'_>; 8] = [
         (
             &|t| t.magic.store(0, Ordering::Relaxed),
-            BarrierAttachError::NotReady,
+            OpenError::NotReady,
         ),
         (
             &|t| t.ready.store(0, Ordering::Relaxed),
-            BarrierAttachError::NotReady,
+            OpenError::NotReady,
         ),
         (
             &|t| t.magic.store(7, Ordering::Relaxed),
-            BarrierAttachError::BadMagic { found: 7 },
+            OpenError::BadMagic {
+                found: 7,
+                expected: BARRIER_MAGIC,
+            },
         ),
         (
             &|t| t.layout_version.store(9, Ordering::Relaxed),
-            BarrierAttachError::VersionMismatch { found: 9 },
+            OpenError::VersionMismatch {
+                found: 9,
+                expected: BARRIER_LAYOUT_VERSION,
+            },
         ),
         (
             &|t| t.barrier_count.store(MAX_BARRIERS + 1, Ordering::Relaxed),
-            BarrierAttachError::BadGeometry,
+            counts,
         ),
-        (
-            &|t| t.peers_offset.store(0, Ordering::Relaxed),
-            BarrierAttachError::BadGeometry,
-        ),
-        (
-            &|t| t.barriers_offset.store(64, Ordering::Relaxed),
-            BarrierAttachError::BadGeometry,
-        ),
+        (&|t| t.peers_offset.store(0, Ordering::Relaxed), offsets),
+        (&|t| t.barriers_offset.store(64, Ordering::Relaxed), offsets),
         (
             &|t| {
                 t.peer_count.store(3, Ordering::Relaxed);
             },
-            BarrierAttachError::RegionTooSmall {
+            OpenError::TooSmall {
                 needed: 128 + 256 + 3 * 64,
                 len: 128 + 256 + 2 * 64,
             },
@@ -181,30 +160,27 @@ fn attach_validates_the_header() {
     for (i, (corrupt, want)) in cases.iter().enumerate() {
         restore(h);
         corrupt(h);
-        assert_eq!(attach(&region, needed).unwrap_err(), *want, "case {i}");
+        assert_eq!(attach(&mem, needed).unwrap_err(), *want, "case {i}");
     }
     restore(h);
-    assert!(attach(&region, needed).is_ok());
+    assert!(attach(&mem, needed).is_ok());
 }
 
 #[test]
 fn init_validates_its_arguments() {
-    let region = Arc::new(HeapRegion::zeroed_aligned(4096, HOT_LINE));
-    let base = region.base();
-    let init = |p: BarrierParams, off: usize, len: usize| {
-        // SAFETY: `base + off` lies in the region and `len` fits after it.
-        unsafe {
-            BarrierTable::init_in_owned(
-                NonNull::new_unchecked(base.as_ptr().add(off)),
-                len,
-                &p,
-                region.clone(),
-            )
-        }
-    };
     let ok = BarrierParams {
         barriers: 4,
         peers: 4,
+    };
+    let backing = Memory::heap::<BarrierTable>(&ok).unwrap();
+    let init = |p: BarrierParams, off: usize, len: usize| {
+        // SAFETY: `base + off` lies in the heap memory and `len` fits after
+        // it (kept alive by the keep-alive); no handle lives in it.
+        unsafe {
+            let at = NonNull::new_unchecked(backing.base().as_ptr().add(off));
+            let keep = std::sync::Arc::new(backing.clone());
+            region::init_in::<BarrierTable>(Memory::from_raw(at, len, Some(keep)), &p)
+        }
     };
     assert_eq!(
         init(
@@ -213,26 +189,25 @@ fn init_validates_its_arguments() {
                 peers: 0
             },
             0,
-            4096
+            backing.len()
         )
         .unwrap_err(),
-        BarrierInitError::InvalidParams {
-            barriers: MAX_BARRIERS + 1,
-            peers: 0
+        InitError::InvalidParams {
+            reason: "more than 65536 barrier cells or 65536 peer cells"
         }
     );
     assert!(matches!(
-        init(ok, 64, 1024).unwrap_err(),
-        BarrierInitError::Misaligned { .. }
+        init(ok, 64, 512).unwrap_err(),
+        InitError::Misaligned { align: 128, .. }
     ));
     assert_eq!(
         init(ok, 0, 100).unwrap_err(),
-        BarrierInitError::RegionTooSmall {
+        InitError::TooSmall {
             needed: 128 + 512 + 256,
             len: 100
         }
     );
-    assert!(init(ok, 0, 4096).is_ok());
+    assert!(init(ok, 0, backing.len()).is_ok());
 }
 
 #[test]
@@ -268,22 +243,6 @@ fn errors_map_to_statuses() {
     assert!(BarrierWaitError::Late
         .to_string()
         .contains("already timed out"));
-    assert_eq!(
-        Error::from(BarrierAttachError::VersionMismatch { found: 1 }).status(),
-        Status::ERR_NOT_SUPPORTED
-    );
-    assert_eq!(
-        Error::from(BarrierAttachError::NotReady).status(),
-        Status::ERR_INIT
-    );
-    assert_eq!(
-        Error::from(BarrierInitError::InvalidParams {
-            barriers: 0,
-            peers: u32::MAX
-        })
-        .status(),
-        Status::ERR_BAD_PARAM
-    );
     assert!(BarrierWaitError::Poisoned(-25)
         .to_string()
         .contains("status -25"));

@@ -6,14 +6,14 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::{ConsumerBusyError, PopTimeoutError, TryPopError};
+use super::error::{ConsumerBusyError, PopTimeoutError, TryPopError};
 use crate::layout::{cells_for_payload, RecordMeta, SlotState, POS_MASK};
 use crate::sync::{spin_loop, Ordering};
 
 use super::inner::RingInner;
-use super::recovery::Hole;
+use super::stuck::Hole;
 #[cfg(not(loom))]
-use super::recovery::Stall;
+use super::stuck::Stall;
 use super::{pid, Ring};
 
 /// The default for [`Consumer::set_abandon_after`].

@@ -1,35 +1,18 @@
 //! The state every handle of one ring shares, and raw access to its
 //! words and payload bytes: shared memory, or loom objects on the heap.
 
-use std::any::Any;
-#[cfg(not(loom))]
-use std::ptr::NonNull;
-use std::sync::Arc;
-
-use crate::layout::{Claim, RingHeader, SlotState, CELL_SIZE, RECORD_HEADER_SIZE};
+use crate::layout::{Claim, SlotState, CELL_SIZE, RECORD_HEADER_SIZE};
+use crate::region::Part;
 use crate::sync::{AtomicU64, Ordering};
 
-#[cfg(loom)]
-pub(super) struct LoomCell {
-    pub(super) state: AtomicU64,
-    pub(super) meta: AtomicU64,
-    /// Bytes 0..16: the header words' bytes, which are payload in a
-    /// continuation cell (tracked so loom sees the overlap).
-    pub(super) head: crate::sync::UnsafeCell<[u8; 16]>,
-    /// Bytes 16..64.
-    pub(super) body: crate::sync::UnsafeCell<[u8; 48]>,
-}
+use super::header::{RingCell, RingHeader};
 
 /// What every handle of one ring shares.
 pub(super) struct RingInner {
-    #[cfg(not(loom))]
-    pub(super) hdr: NonNull<RingHeader>,
-    #[cfg(not(loom))]
-    pub(super) cells_base: NonNull<u8>,
-    #[cfg(loom)]
-    pub(super) hdr: Box<RingHeader>,
-    #[cfg(loom)]
-    pub(super) cells: Box<[LoomCell]>,
+    /// The header (part 0 of the region).
+    pub(super) header: Part<RingHeader>,
+    /// The cells (part 1).
+    pub(super) cells: Part<RingCell>,
     /// Geometry, copied once (never re-read from shared memory).
     pub(super) cap: u64,
     pub(super) mask: u64,
@@ -38,31 +21,21 @@ pub(super) struct RingInner {
     /// This process's last view of `head` (see `reserve`); on its own
     /// line, away from the read-mostly fields above and the Arc's counts.
     pub(super) cached_head: crossbeam_utils::CachePadded<AtomicU64>,
-    /// What keeps the memory alive (see `Ring::with_owner`).
-    pub(super) owners: std::sync::Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
-
-// SAFETY: the raw pointers point into memory that stays mapped while the
-// owner (or the caller of `init_in`/`attach`, per their contract) keeps it
-// alive, and every access through them follows the ring protocol: atomics
-// for the words, and payload bytes written only by the one producer that
-// owns a claim and read only by the one consumer after the commit. Under
-// loom the same holds for the heap objects.
-unsafe impl Send for RingInner {}
-// SAFETY: as for `Send`; shared access is the point of the protocol.
-unsafe impl Sync for RingInner {}
 
 impl RingInner {
     #[inline]
     pub(super) fn hdr(&self) -> &RingHeader {
-        #[cfg(not(loom))]
-        // SAFETY: `hdr` points at an initialised, live, 128-aligned header
-        // (checked by `init_in`/`attach`); only atomics are read through it.
-        unsafe {
-            self.hdr.as_ref()
-        }
-        #[cfg(loom)]
-        &self.hdr
+        // SAFETY: the header part holds exactly one value (`Memory::header`).
+        unsafe { self.header.get_unchecked(0) }
+    }
+
+    /// The cell at `pos`.
+    #[inline]
+    fn cell(&self, pos: u64) -> &RingCell {
+        // SAFETY: `idx(pos) = pos & (cap - 1) < cap`, the length of the
+        // cells part (built from the same geometry).
+        unsafe { self.cells.get_unchecked(self.idx(pos)) }
     }
 
     #[inline]
@@ -78,27 +51,13 @@ impl RingInner {
     /// The state word of the cell at `pos`.
     #[inline]
     pub(super) fn state(&self, pos: u64) -> &AtomicU64 {
-        #[cfg(not(loom))]
-        // SAFETY: idx < cap, so the 8 bytes lie inside the cell area checked
-        // at init/attach; the address is 64-aligned; any bit pattern is a
-        // valid AtomicU64 and the memory lives as long as `self`.
-        unsafe {
-            &*(self.cells_base.as_ptr().add(self.idx(pos) * CELL_SIZE) as *const AtomicU64)
-        }
-        #[cfg(loom)]
-        &self.cells[self.idx(pos)].state
+        &self.cell(pos).state
     }
 
     /// The meta word of the cell at `pos`.
     #[inline]
     pub(super) fn meta(&self, pos: u64) -> &AtomicU64 {
-        #[cfg(not(loom))]
-        // SAFETY: as in `state`, 8 bytes further into the same cell.
-        unsafe {
-            &*(self.cells_base.as_ptr().add(self.idx(pos) * CELL_SIZE + 8) as *const AtomicU64)
-        }
-        #[cfg(loom)]
-        &self.cells[self.idx(pos)].meta
+        &self.cell(pos).meta
     }
 
     /// Stamps the cell at `pos` free for the next lap. For a continuation
@@ -117,6 +76,14 @@ impl RingInner {
             .store(SlotState::free(pos + self.cap), Ordering::Relaxed);
     }
 
+    /// The first byte of the cell area, for payload copies (which run on
+    /// across cells).
+    #[cfg(not(loom))]
+    #[inline]
+    fn cells_base(&self) -> *mut u8 {
+        self.cells.as_ptr().as_ptr().cast::<u8>()
+    }
+
     /// Copies `data` into the payload area of the record at `pos`.
     ///
     /// # Safety
@@ -128,8 +95,7 @@ impl RingInner {
         // no other party reads or writes their payload bytes until commit.
         unsafe {
             let dst = self
-                .cells_base
-                .as_ptr()
+                .cells_base()
                 .add(self.idx(pos) * CELL_SIZE + RECORD_HEADER_SIZE);
             std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len());
         }
@@ -166,8 +132,7 @@ impl RingInner {
             // producer finished writing them before its Release commit.
             let bytes = unsafe {
                 std::slice::from_raw_parts(
-                    self.cells_base
-                        .as_ptr()
+                    self.cells_base()
                         .add(self.idx(pos) * CELL_SIZE + RECORD_HEADER_SIZE),
                     len,
                 )
@@ -201,7 +166,7 @@ impl RingInner {
         &self,
         pos: u64,
         len: usize,
-        mut f: impl FnMut(&LoomCell, bool, usize, usize, usize),
+        mut f: impl FnMut(&RingCell, bool, usize, usize, usize),
     ) {
         let base = self.idx(pos) * CELL_SIZE + RECORD_HEADER_SIZE;
         let mut done = 0;

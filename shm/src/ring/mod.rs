@@ -82,25 +82,32 @@
 //! small next to that. Producers read `head` only when a cached copy says
 //! the ring may be full, so the consumer's line stays in its cache.
 //!
-//! [`TryPushError::Full`]: crate::error::TryPushError::Full
+//! [`TryPushError::Full`]: TryPushError::Full
 //! [`RING_HEADER_SIZE`]: crate::layout::RING_HEADER_SIZE
 //! [`SlotState`]: crate::layout::SlotState
 //! [`RecordMeta`]: crate::layout::RecordMeta
 
 mod consumer; // Consumer: taking the role, pops, release of space
-mod init; // init_in / attach / new_heap
+mod error; // operation errors: params, push, pop, consumer role
+mod header; // RingHeader and RingCell: the bytes, asserted
 mod inner; // shared state and raw access to words and payload
 mod params; // RingParams
 mod pid; // this process's pid, liveness of another
 mod producer; // try_push / push_*, reservation, producer test hooks
 mod recovery; // dead and stalled producers, holes, corrupt records
+mod region; // the ring as a Region: geometry, image, header checks; new_heap
+mod stuck; // Hole and Stall: what the consumer remembers about stuck records
 #[cfg(all(test, not(loom)))]
 mod tests;
 
 pub use consumer::{Consumer, DEFAULT_ABANDON_AFTER, DEFAULT_SPIN};
+pub use error::{
+    ConsumerBusyError, PopTimeoutError, PushTimeoutError, RingParamsError, TryPopError,
+    TryPushError,
+};
 pub use params::RingParams;
+pub use region::RingGeometry;
 
-use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
@@ -152,17 +159,6 @@ pub struct Reservation {
 }
 
 impl Ring {
-    /// Keeps `owner` (e.g. the mapping the ring lives in) alive for as long
-    /// as this handle, its clones or its consumer live.
-    pub fn with_owner(self, owner: Arc<dyn Any + Send + Sync>) -> Ring {
-        self.inner
-            .owners
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(owner);
-        self
-    }
-
     /// The doorbell the consumer sleeps on and producers ring after each
     /// commit. A consumer that also waits for other work (an in-process
     /// queue) sleeps on it with `Doorbell::wait_until`, checking

@@ -1,6 +1,6 @@
 //! [`RingParams`]: the geometry of a ring, checked once.
 
-use crate::error::RingParamsError;
+use super::error::RingParamsError;
 use crate::layout::{
     CELL_SIZE, MAX_RECORD_CELLS, MAX_RING_CELLS, MIN_RING_CELLS, RECORD_HEADER_SIZE,
 };

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::error::{PushTimeoutError, TryPushError};
+use super::error::{PushTimeoutError, TryPushError};
 use crate::layout::{cells_for_payload, Claim, RecordMeta, SlotState};
 use crate::sync::{spin_loop, Ordering};
 
@@ -44,7 +44,7 @@ impl Ring {
     ///
     /// # Examples
     /// ```
-    /// use pmix_shm::error::TryPushError;
+    /// use pmix_shm::ring::TryPushError;
     /// use pmix_shm::ring::{Ring, RingParams};
     /// let ring = Ring::new_heap(RingParams::new(4).unwrap());
     /// ring.try_push(1, &[0; 48]).unwrap(); // one cell each

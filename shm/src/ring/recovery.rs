@@ -9,6 +9,9 @@ use crate::sync::Ordering;
 
 #[cfg(not(loom))]
 use super::pid;
+use super::stuck::Hole;
+#[cfg(not(loom))]
+use super::stuck::Stall;
 use super::Consumer;
 
 /// How long a `Reserved` record may wait at the read position before the
@@ -22,23 +25,6 @@ const LIVENESS_EVERY: Duration = Duration::from_millis(10);
 /// reservation whose producer never wrote its pid).
 #[cfg(not(loom))]
 const EMPTY_POLLS_PER_TAIL_CHECK: u32 = 1024;
-
-/// A live reservation the consumer gave up on; its cells stay held until
-/// its producer acknowledges or dies.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Hole {
-    pub(super) pos: u64,
-    pub(super) claim: Claim,
-}
-
-/// A record at the read position that is not ready, and since when.
-#[cfg(not(loom))]
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Stall {
-    pos: u64,
-    since: Instant,
-    next_liveness: Instant,
-}
 
 impl Consumer {
     fn count_lost(&self) {

@@ -3,11 +3,13 @@
 use std::ptr::NonNull;
 use std::time::{Duration, Instant};
 
-use super::{Consumer, Ring, RingParams};
-use crate::error::{
-    AttachError, ConsumerBusyError, PopTimeoutError, PushTimeoutError, RingInitError, TryPushError,
+use super::header::RingHeader;
+use super::{
+    Consumer, ConsumerBusyError, PopTimeoutError, PushTimeoutError, Ring, RingParams, TryPushError,
 };
-use crate::layout::{Claim, RecordMeta, RingHeader, SlotState, LAYOUT_VERSION, MAX_RING_CELLS};
+use crate::error::{InitError, OpenError};
+use crate::layout::{Claim, RecordMeta, SlotState, LAYOUT_VERSION, MAX_RING_CELLS};
+use crate::region::{self, Memory, Region};
 use crate::sync::{AtomicU64, Ordering};
 
 fn sut(cells: usize) -> (Ring, Consumer) {
@@ -32,7 +34,7 @@ fn params_reject_non_powers_of_two_and_out_of_range() {
 #[test]
 fn memory_size_is_a_multiple_of_128() {
     for cells in [4usize, 64, 1024] {
-        assert_eq!(Ring::memory_size(RingParams::new(cells).unwrap()) % 128, 0);
+        assert_eq!(Ring::memory_size(&RingParams::new(cells).unwrap()) % 128, 0);
     }
 }
 
@@ -358,29 +360,36 @@ fn claim_from_another_lap_is_corrupt() {
 
 #[test]
 fn attach_sees_the_same_ring_and_rejects_bad_headers() {
-    let size = Ring::memory_size(RingParams::new(16).unwrap());
+    let params = RingParams::new(16).unwrap();
+    let size = Ring::memory_size(&params);
     let layout = std::alloc::Layout::from_size_align(size, 128).unwrap();
     // SAFETY: non-zero size.
     let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).unwrap();
     // SAFETY: exclusive, aligned, large enough; freed at the end after
     // every handle is dropped.
+    let mem = |at: usize, len: usize| unsafe {
+        Memory::from_raw(NonNull::new_unchecked(ptr.as_ptr().add(at)), len, None)
+    };
+    // SAFETY: every `init_in`/`attach` below uses the memory above, which
+    // this test alone uses; no handle of an earlier ring lives at an
+    // `init_in`; the header is only accessed through atomics.
     unsafe {
         assert_eq!(
-            Ring::attach(ptr, size).unwrap_err(),
-            AttachError::BadMagic { found: 0 }
+            region::attach::<Ring>(mem(0, size)).unwrap_err(),
+            OpenError::NotReady
         );
         assert_eq!(
-            Ring::init_in(ptr, size - 1, RingParams::new(16).unwrap()).unwrap_err(),
-            RingInitError::TooSmall {
+            region::init_in::<Ring>(mem(0, size - 1), &params).unwrap_err(),
+            InitError::TooSmall {
                 len: size - 1,
                 needed: size
             }
         );
-        let a = Ring::init_in(ptr, size, RingParams::new(16).unwrap()).unwrap();
-        let b = Ring::attach(ptr, size).unwrap();
+        let a = region::init_in::<Ring>(mem(0, size), &params).unwrap();
+        let b = region::attach::<Ring>(mem(0, size)).unwrap();
         assert!(matches!(
-            Ring::attach(ptr, size - 64),
-            Err(AttachError::TooSmall { .. })
+            region::attach::<Ring>(mem(0, size - 64)),
+            Err(OpenError::TooSmall { .. })
         ));
         let mut c = b.consumer().unwrap();
         a.try_push(5, b"via a").unwrap();
@@ -389,27 +398,41 @@ fn attach_sees_the_same_ring_and_rejects_bad_headers() {
         let hdr = ptr.cast::<RingHeader>().as_ref();
         hdr.cells.store(1 << 20, Ordering::Relaxed);
         assert!(matches!(
-            Ring::attach(ptr, size),
-            Err(AttachError::BadGeometry { .. }) | Err(AttachError::TooSmall { .. })
+            region::attach::<Ring>(mem(0, size)),
+            Err(OpenError::BadGeometry { .. }) | Err(OpenError::TooSmall { .. })
         ));
         hdr.cells.store(12, Ordering::Relaxed);
         assert!(matches!(
-            Ring::attach(ptr, size),
-            Err(AttachError::BadGeometry { .. })
+            region::attach::<Ring>(mem(0, size)),
+            Err(OpenError::BadGeometry { .. })
         ));
         hdr.cells.store(16, Ordering::Relaxed);
+        hdr.max_record_cells.store(9, Ordering::Relaxed);
+        assert!(matches!(
+            region::attach::<Ring>(mem(0, size)),
+            Err(OpenError::BadGeometry { .. })
+        ));
+        hdr.max_record_cells.store(8, Ordering::Relaxed);
         hdr.version.store(99, Ordering::Relaxed);
         assert_eq!(
-            Ring::attach(ptr, size).unwrap_err(),
-            AttachError::VersionMismatch {
+            region::attach::<Ring>(mem(0, size)).unwrap_err(),
+            OpenError::VersionMismatch {
                 found: 99,
                 expected: LAYOUT_VERSION
             }
         );
-        let odd = NonNull::new_unchecked(ptr.as_ptr().add(64));
+        hdr.version.store(LAYOUT_VERSION, Ordering::Relaxed);
+        hdr.magic.store(7, Ordering::Relaxed);
+        assert_eq!(
+            region::attach::<Ring>(mem(0, size)).unwrap_err(),
+            OpenError::BadMagic {
+                found: 7,
+                expected: Ring::MAGIC
+            }
+        );
         assert!(matches!(
-            Ring::attach(odd, size - 64),
-            Err(AttachError::Misaligned { .. })
+            region::attach::<Ring>(mem(64, size - 64)),
+            Err(OpenError::Misaligned { align: 128, .. })
         ));
         drop(c);
         drop((a, b));
@@ -418,7 +441,7 @@ fn attach_sees_the_same_ring_and_rejects_bad_headers() {
 }
 
 #[test]
-fn with_owner_keeps_memory_alive_after_the_creator_drops() {
+fn a_clone_keeps_the_heap_memory_alive_after_the_creator_drops() {
     let ring = Ring::new_heap(RingParams::new(4).unwrap());
     let r2 = ring.clone();
     drop(ring);

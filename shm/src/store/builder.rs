@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use super::format::{slots_for, Counts, Encoder, Sections};
+use crate::error::into_core_error;
 
 /// An image would not fit: `needed` bytes, `capacity` available.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,11 +29,14 @@ impl fmt::Display for StoreFull {
 
 impl std::error::Error for StoreFull {}
 
-impl From<StoreFull> for pmix_core::Error {
-    fn from(e: StoreFull) -> Self {
-        pmix_core::Error::with_context(pmix_core::Status::ERR_OUT_OF_RESOURCE, e.to_string())
+impl StoreFull {
+    /// `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub fn status(&self) -> pmix_core::Status {
+        pmix_core::Status::ERR_OUT_OF_RESOURCE
     }
 }
+
+into_core_error!(StoreFull);
 
 /// [`TableBuilder::with_fixed_keys`] was given the same key twice, so the
 /// ids after it could not be the list positions.

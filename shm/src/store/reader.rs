@@ -2,14 +2,13 @@
 //! [`PinnedTable`], one pinned table version.
 
 use std::fmt;
-#[cfg(not(loom))]
-use std::ptr::NonNull;
 use std::sync::Arc;
+
+use pmix_core::Status;
 
 use super::format::{TableError, TableImage};
 use super::shared::{BufferRead, Shared, INDEX_BITS};
-#[cfg(not(loom))]
-use crate::heap::KeepAlive;
+use crate::error::{into_core_error, OpenError};
 use crate::sync::{fence, Ordering};
 
 /// Most attempts [`StoreReader::pin`] makes before reporting contention
@@ -25,69 +24,6 @@ pub(crate) fn current_pid() -> u32 {
     #[cfg(loom)]
     {
         1
-    }
-}
-
-/// Why [`StoreReader::attach`] (or [`StoreWriter::reader`](super::StoreWriter::reader))
-/// refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StoreAttachError {
-    /// The region does not start on a 64-byte boundary.
-    Misaligned,
-    /// The region is shorter than its header says it needs.
-    RegionTooSmall {
-        /// Bytes needed.
-        needed: usize,
-        /// Bytes given.
-        len: usize,
-    },
-    /// The magic word is still 0: the writer has not finished `init_in`.
-    NotReady,
-    /// The magic word is not [`STORE_MAGIC`](super::STORE_MAGIC).
-    BadMagic {
-        /// The word found.
-        found: u64,
-    },
-    /// The layout version is not [`STORE_LAYOUT_VERSION`](super::STORE_LAYOUT_VERSION).
-    VersionMismatch {
-        /// The version found.
-        found: u32,
-    },
-    /// Buffer count, buffer size, slot count or offsets are out of range or
-    /// inconsistent.
-    BadGeometry,
-    /// Every reader slot is taken.
-    NoFreeReaderSlot,
-}
-
-impl fmt::Display for StoreAttachError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Misaligned => f.write_str("store region is not 64-byte aligned"),
-            Self::RegionTooSmall { needed, len } => {
-                write!(f, "store region too small: {len} bytes, {needed} needed")
-            }
-            Self::NotReady => f.write_str("store region not initialised yet"),
-            Self::BadMagic { found } => write!(f, "bad store magic {found:#018x}"),
-            Self::VersionMismatch { found } => {
-                write!(f, "store layout version {found} unsupported")
-            }
-            Self::BadGeometry => f.write_str("store header geometry is inconsistent"),
-            Self::NoFreeReaderSlot => f.write_str("no free reader slot in the store"),
-        }
-    }
-}
-
-impl std::error::Error for StoreAttachError {}
-
-impl From<StoreAttachError> for pmix_core::Error {
-    fn from(e: StoreAttachError) -> Self {
-        let status = match e {
-            StoreAttachError::VersionMismatch { .. } => pmix_core::Status::ERR_NOT_SUPPORTED,
-            StoreAttachError::NoFreeReaderSlot => pmix_core::Status::ERR_OUT_OF_RESOURCE,
-            _ => pmix_core::Status::ERR_INIT,
-        };
-        pmix_core::Error::with_context(status, e.to_string())
     }
 }
 
@@ -120,16 +56,19 @@ impl fmt::Display for PinError {
 
 impl std::error::Error for PinError {}
 
-impl From<PinError> for pmix_core::Error {
-    fn from(e: PinError) -> Self {
-        let status = match e {
-            PinError::NotPublished => pmix_core::Status::ERR_NOT_FOUND,
-            PinError::Contended => pmix_core::Status::ERR_RESOURCE_BUSY,
-            _ => pmix_core::Status::ERROR,
-        };
-        pmix_core::Error::with_context(status, e.to_string())
+impl PinError {
+    /// `NotPublished` → `PMIX_ERR_NOT_FOUND`; `Contended` →
+    /// `PMIX_ERR_RESOURCE_BUSY`; any other → `PMIX_ERROR`.
+    pub fn status(&self) -> Status {
+        match self {
+            PinError::NotPublished => Status::ERR_NOT_FOUND,
+            PinError::Contended => Status::ERR_RESOURCE_BUSY,
+            _ => Status::ERROR,
+        }
     }
 }
+
+into_core_error!(PinError);
 
 /// A claimed reader slot; freed when the last handle sharing it drops.
 pub(crate) struct SlotClaim {
@@ -144,7 +83,11 @@ impl Drop for SlotClaim {
 }
 
 /// A lock-free reader of the job-data store. Cloning shares the reader slot
-/// (pins are counts, so clones and threads may read at once).
+/// (pins are counts, so clones and threads may read at once). Built by
+/// [`Segment::attach`](crate::segment::Segment::attach) (or
+/// [`region::attach`](crate::region::attach)), which validates the header
+/// and claims a slot announcing this process id, or by
+/// [`StoreWriter::reader`](super::StoreWriter::reader).
 #[derive(Clone)]
 pub struct StoreReader {
     pub(crate) slot: Arc<SlotClaim>,
@@ -160,10 +103,10 @@ impl fmt::Debug for StoreReader {
 }
 
 impl StoreReader {
-    pub(crate) fn from_shared(shared: Arc<Shared>) -> Result<Self, StoreAttachError> {
+    pub(crate) fn from_shared(shared: Arc<Shared>) -> Result<Self, OpenError> {
         let index = shared
             .claim_slot(current_pid())
-            .ok_or(StoreAttachError::NoFreeReaderSlot)?;
+            .ok_or(OpenError::NoFreeReaderSlot)?;
         Ok(Self {
             slot: Arc::new(SlotClaim { shared, index }),
         })
@@ -171,57 +114,6 @@ impl StoreReader {
 
     fn shared(&self) -> &Shared {
         &self.slot.shared
-    }
-
-    /// Attaches to a store another process initialised, validating its
-    /// header, and claims a reader slot (announcing this process id).
-    ///
-    /// # Safety
-    ///
-    /// `base` must be valid for reads and writes of `len` bytes (the reader
-    /// writes only its own slot) for as long as the reader and its clones
-    /// exist (see [`attach_owned`](Self::attach_owned)). The bytes may be
-    /// anything: a garbage header is reported, never trusted.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreAttachError`] when the header is not a complete, valid store
-    /// of this layout version fitting in `len` bytes, or no slot is free.
-    #[cfg(not(loom))]
-    pub unsafe fn attach(base: NonNull<u8>, len: usize) -> Result<Self, StoreAttachError> {
-        // SAFETY: forwarded contract.
-        unsafe { Self::attach_with(base, len, None) }
-    }
-
-    /// [`attach`](Self::attach), holding `owner` (the mapping) alive.
-    ///
-    /// # Safety
-    ///
-    /// As [`attach`](Self::attach), except that the memory only needs to
-    /// live as long as `owner`.
-    ///
-    /// # Errors
-    ///
-    /// As [`attach`](Self::attach).
-    #[cfg(not(loom))]
-    pub unsafe fn attach_owned(
-        base: NonNull<u8>,
-        len: usize,
-        owner: KeepAlive,
-    ) -> Result<Self, StoreAttachError> {
-        // SAFETY: forwarded contract.
-        unsafe { Self::attach_with(base, len, Some(owner)) }
-    }
-
-    #[cfg(not(loom))]
-    unsafe fn attach_with(
-        base: NonNull<u8>,
-        len: usize,
-        owner: Option<KeepAlive>,
-    ) -> Result<Self, StoreAttachError> {
-        // SAFETY: forwarded contract.
-        let shared = unsafe { Shared::attach(base, len, owner) }?;
-        Self::from_shared(Arc::new(shared))
     }
 
     /// Generation of the current table (0: nothing published yet).

@@ -1,14 +1,12 @@
-//! The store's shared control block: header, reader slots, table buffers,
-//! and the memory they live in (the segment outside loom, boxes under loom).
+//! The store's shared control block: header, reader slots and table
+//! buffers (the parts of its region), and the slot operations every handle
+//! shares.
 
-#[cfg(not(loom))]
-use std::ptr::NonNull;
-
-#[cfg(not(loom))]
-use crate::heap::KeepAlive;
-use crate::sync::{AtomicU32, AtomicU64, Ordering};
+use crate::region::header::impl_header;
+use crate::region::{Part, Plain};
+use crate::sync::{AtomicU32, AtomicU64, Ordering, UnsafeCell};
 #[cfg(loom)]
-use crate::sync::{ConstPtr, MutPtr, UnsafeCell};
+use crate::sync::{ConstPtr, MutPtr};
 
 /// `"PMIXSTOR"`: the first word of an initialised store region.
 pub const STORE_MAGIC: u64 = u64::from_le_bytes(*b"PMIXSTOR");
@@ -53,15 +51,15 @@ impl Default for StoreParams {
     }
 }
 
-/// Validated sizes, copied out of the header once.
+/// A store's validated sizes, copied out of the header once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Geometry {
+pub struct StoreGeometry {
     pub(crate) buffer_count: u32,
     pub(crate) buffer_size: usize,
     pub(crate) reader_slots: u32,
 }
 
-impl Geometry {
+impl StoreGeometry {
     pub(crate) fn new(p: &StoreParams) -> Option<Self> {
         let buffer_size = p.buffer_size.checked_add(63)? & !63;
         let ok = (MIN_BUFFERS..=MAX_BUFFERS).contains(&p.buffer_count)
@@ -86,7 +84,7 @@ impl Geometry {
 /// The region header. Zero is a valid (not yet initialised) image.
 #[repr(C)]
 #[cfg_attr(not(loom), derive(bytemuck::Zeroable))]
-pub(crate) struct StoreHeader {
+pub struct StoreHeader {
     pub(crate) magic: AtomicU64,
     pub(crate) layout_version: AtomicU32,
     pub(crate) buffer_count: AtomicU32,
@@ -116,34 +114,87 @@ pub(crate) struct ReaderSlot {
 }
 
 #[cfg(not(loom))]
-pub(crate) struct Storage {
-    pub(crate) base: NonNull<u8>,
-    pub(crate) _owner: Option<KeepAlive>,
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<StoreHeader>() == STORE_HEADER_SIZE);
+    assert!(offset_of!(StoreHeader, magic) == 0);
+    assert!(offset_of!(StoreHeader, layout_version) == 8);
+    assert!(offset_of!(StoreHeader, buffer_count) == 12);
+    assert!(offset_of!(StoreHeader, reader_slots) == 16);
+    assert!(offset_of!(StoreHeader, buffer_size) == 24);
+    assert!(offset_of!(StoreHeader, slots_offset) == 32);
+    assert!(offset_of!(StoreHeader, buffers_offset) == 40);
+    assert!(offset_of!(StoreHeader, current) == 64);
+    assert!(size_of::<ReaderSlot>() == READER_SLOT_SIZE);
+    assert!(offset_of!(ReaderSlot, owner) == 0);
+    assert!(offset_of!(ReaderSlot, pins) == 8);
+};
+
+// SAFETY: `repr(C)`, only atomics; zero is a valid value of each.
+unsafe impl Plain for StoreHeader {
+    #[cfg(loom)]
+    fn zeroed() -> Self {
+        let zero = || AtomicU64::new(0);
+        StoreHeader {
+            magic: zero(),
+            layout_version: AtomicU32::new(0),
+            buffer_count: AtomicU32::new(0),
+            reader_slots: AtomicU32::new(0),
+            reserved0: AtomicU32::new(0),
+            buffer_size: zero(),
+            slots_offset: zero(),
+            buffers_offset: zero(),
+            reserved1: std::array::from_fn(|_| zero()),
+            current: zero(),
+            reserved2: std::array::from_fn(|_| zero()),
+        }
+    }
 }
 
+// SAFETY: `repr(C)`, only atomics; zero is a valid value of each.
+unsafe impl Plain for ReaderSlot {
+    #[cfg(loom)]
+    fn zeroed() -> Self {
+        ReaderSlot {
+            owner: AtomicU32::new(0),
+            reserved0: AtomicU32::new(0),
+            pins: std::array::from_fn(|_| AtomicU32::new(0)),
+            reserved1: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+}
+
+impl_header!(StoreHeader, magic: AtomicU64, layout_version);
+
+/// The table buffers' bytes: in shared memory one `UnsafeCell` per byte
+/// (`buffer_count × buffer_size` of them); under loom one tracked cell per
+/// buffer.
+#[cfg(not(loom))]
+pub(crate) type BufferCell = UnsafeCell<u8>;
+/// The table buffers' bytes: in shared memory one `UnsafeCell` per byte
+/// (`buffer_count × buffer_size` of them); under loom one tracked cell per
+/// buffer.
 #[cfg(loom)]
-pub(crate) struct Storage {
-    pub(crate) header: Box<StoreHeader>,
-    pub(crate) slots: Box<[ReaderSlot]>,
-    pub(crate) buffers: Box<[UnsafeCell<Box<[u8]>>]>,
+pub(crate) type BufferCell = UnsafeCell<Box<[u8]>>;
+
+// SAFETY: bytes written by the one writer only in a buffer no reader has
+// pinned, and read by readers only under a validated pin (the protocol of
+// `StoreReader::pin` / `StoreWriter::find_free_buffer`); any bits are valid.
+unsafe impl Plain for BufferCell {
+    /// An empty buffer: `loom_parts` builds the real ones with their size.
+    #[cfg(loom)]
+    fn zeroed() -> Self {
+        UnsafeCell::new(Box::new([]))
+    }
 }
 
 /// What every handle of one store shares.
 pub(crate) struct Shared {
-    pub(crate) storage: Storage,
-    pub(crate) geom: Geometry,
+    pub(crate) header: Part<StoreHeader>,
+    pub(crate) slots: Part<ReaderSlot>,
+    pub(crate) buffers: Part<BufferCell>,
+    pub(crate) geom: StoreGeometry,
 }
-
-// SAFETY: `Shared` hands out shared references to atomics (valid from any
-// thread) and buffer slices under the pin protocol of `StoreReader::pin` /
-// `StoreWriter::find_free_buffer`, which orders every buffer write before
-// or after every read of it; the memory lives as long as `Shared` (the
-// keep-alive or the `init_in`/`attach` contract).
-#[cfg(not(loom))]
-unsafe impl Send for Shared {}
-// SAFETY: as for `Send`.
-#[cfg(not(loom))]
-unsafe impl Sync for Shared {}
 
 /// A read access to one buffer; under loom it is tracked by the cell.
 pub(crate) struct BufferRead<'a> {
@@ -159,164 +210,19 @@ pub(crate) struct BufferWrite<'a> {
     _track: MutPtr<Box<[u8]>>,
 }
 
-#[cfg(loom)]
-fn zeroed_slot() -> ReaderSlot {
-    ReaderSlot {
-        owner: AtomicU32::new(0),
-        reserved0: AtomicU32::new(0),
-        pins: std::array::from_fn(|_| AtomicU32::new(0)),
-        reserved1: std::array::from_fn(|_| AtomicU64::new(0)),
-    }
-}
-
 impl Shared {
-    /// Heap storage for loom: boxes of loom atomics and tracked cells.
-    #[cfg(loom)]
-    pub(crate) fn new_loom(geom: Geometry) -> Self {
-        let zero = || AtomicU64::new(0);
-        let header = Box::new(StoreHeader {
-            magic: AtomicU64::new(STORE_MAGIC),
-            layout_version: AtomicU32::new(STORE_LAYOUT_VERSION),
-            buffer_count: AtomicU32::new(geom.buffer_count),
-            reader_slots: AtomicU32::new(geom.reader_slots),
-            reserved0: AtomicU32::new(0),
-            buffer_size: AtomicU64::new(geom.buffer_size as u64),
-            slots_offset: AtomicU64::new(STORE_HEADER_SIZE as u64),
-            buffers_offset: AtomicU64::new(geom.buffers_offset() as u64),
-            reserved1: std::array::from_fn(|_| zero()),
-            current: AtomicU64::new(0),
-            reserved2: std::array::from_fn(|_| zero()),
-        });
-        let slots = (0..geom.reader_slots).map(|_| zeroed_slot()).collect();
-        let buffers = (0..geom.buffer_count)
-            .map(|_| UnsafeCell::new(vec![0u8; geom.buffer_size].into_boxed_slice()))
-            .collect();
-        Self {
-            storage: Storage {
-                header,
-                slots,
-                buffers,
-            },
-            geom,
-        }
-    }
-
-    /// Validates the header of an initialised store in `len` bytes at
-    /// `base` and returns a view of it with its geometry (readers and an
-    /// adopting writer share this check).
-    ///
-    /// # Safety
-    ///
-    /// `base` must be valid for reads and writes of `len` bytes for as long
-    /// as the returned value (or `owner`) lives. The bytes may be anything:
-    /// a garbage header is reported, never trusted.
-    #[cfg(not(loom))]
-    pub(crate) unsafe fn attach(
-        base: std::ptr::NonNull<u8>,
-        len: usize,
-        owner: Option<crate::heap::KeepAlive>,
-    ) -> Result<Self, super::reader::StoreAttachError> {
-        use super::reader::StoreAttachError;
-        use crate::heap::REGION_ALIGN;
-        if base.as_ptr() as usize % REGION_ALIGN != 0 {
-            return Err(StoreAttachError::Misaligned);
-        }
-        if len < STORE_HEADER_SIZE {
-            return Err(StoreAttachError::RegionTooSmall {
-                needed: STORE_HEADER_SIZE,
-                len,
-            });
-        }
-        let probe = Shared {
-            storage: Storage {
-                base,
-                _owner: owner,
-            },
-            geom: Geometry {
-                buffer_count: 0,
-                buffer_size: 0,
-                reader_slots: 0,
-            },
-        };
-        let h = probe.header();
-        // ORDERING: Acquire — pairs with the Release store of `magic` in
-        // `Shared::write_initial_image`: the geometry below is the writer's.
-        let magic = h.magic.load(Ordering::Acquire);
-        if magic == 0 {
-            return Err(StoreAttachError::NotReady);
-        }
-        if magic != STORE_MAGIC {
-            return Err(StoreAttachError::BadMagic { found: magic });
-        }
-        // ORDERING: Relaxed (geometry) — ordered by the Acquire above.
-        let version = h.layout_version.load(Ordering::Relaxed);
-        if version != STORE_LAYOUT_VERSION {
-            return Err(StoreAttachError::VersionMismatch { found: version });
-        }
-        let buffer_size = h.buffer_size.load(Ordering::Relaxed);
-        let params = StoreParams {
-            buffer_count: h.buffer_count.load(Ordering::Relaxed),
-            buffer_size: usize::try_from(buffer_size).map_err(|_| StoreAttachError::BadGeometry)?,
-            reader_slots: h.reader_slots.load(Ordering::Relaxed),
-        };
-        let geom = Geometry::new(&params).ok_or(StoreAttachError::BadGeometry)?;
-        if geom.buffer_size as u64 != buffer_size
-            || h.slots_offset.load(Ordering::Relaxed) != STORE_HEADER_SIZE as u64
-            || h.buffers_offset.load(Ordering::Relaxed) != geom.buffers_offset() as u64
-        {
-            return Err(StoreAttachError::BadGeometry);
-        }
-        let needed = geom.memory_size();
-        if len < needed {
-            return Err(StoreAttachError::RegionTooSmall { needed, len });
-        }
-        Ok(Shared {
-            storage: probe.storage,
-            geom,
-        })
-    }
-
     pub(crate) fn header(&self) -> &StoreHeader {
-        #[cfg(not(loom))]
-        {
-            // SAFETY: `base` is 64-aligned and the region holds at least
-            // `STORE_HEADER_SIZE` bytes (checked by `init_in`/`attach`) and
-            // outlives `self`; the header is only atomics, valid for any
-            // bits, so writes by other processes are atomic accesses.
-            unsafe { &*self.storage.base.as_ptr().cast::<StoreHeader>() }
-        }
-        #[cfg(loom)]
-        {
-            &self.storage.header
-        }
+        &self.header[0]
     }
 
     /// Reader slot `i` (`i < reader_slots`).
     pub(crate) fn slot(&self, i: usize) -> &ReaderSlot {
-        assert!(i < self.geom.reader_slots as usize);
-        #[cfg(not(loom))]
-        {
-            // SAFETY: `i < reader_slots`, so the slot lies between the header
-            // and the buffers, inside the region (checked at init/attach),
-            // 64-aligned; slots are only atomics, valid for any bits.
-            unsafe {
-                &*self
-                    .storage
-                    .base
-                    .as_ptr()
-                    .add(STORE_HEADER_SIZE + i * READER_SLOT_SIZE)
-                    .cast::<ReaderSlot>()
-            }
-        }
-        #[cfg(loom)]
-        {
-            &self.storage.slots[i]
-        }
+        &self.slots[i]
     }
 
     /// Every reader slot.
     pub(crate) fn slots(&self) -> impl Iterator<Item = &ReaderSlot> {
-        (0..self.geom.reader_slots as usize).map(|i| self.slot(i))
+        self.slots.iter()
     }
 
     /// Reads buffer `b`.
@@ -330,21 +236,18 @@ impl Shared {
     pub(crate) unsafe fn buffer_read(&self, b: usize) -> BufferRead<'_> {
         #[cfg(not(loom))]
         {
-            let offset = self.geom.buffers_offset() + b * self.geom.buffer_size;
-            // SAFETY: the buffer lies inside the region (b < buffer_count,
-            // checked geometry), lives as long as `self`, and is not written
-            // while the caller's pin is held (caller contract).
+            // SAFETY: the buffer lies inside the buffers part (b <
+            // buffer_count, checked geometry), lives as long as `self`, and
+            // is not written while the caller's pin is held (caller
+            // contract); `UnsafeCell<u8>` has the layout of `u8`.
             let bytes = unsafe {
-                std::slice::from_raw_parts(
-                    self.storage.base.as_ptr().add(offset),
-                    self.geom.buffer_size,
-                )
+                std::slice::from_raw_parts(self.buffer_start(b).cast_const(), self.geom.buffer_size)
             };
             BufferRead { bytes }
         }
         #[cfg(loom)]
         {
-            let track = self.storage.buffers[b].get();
+            let track = self.buffers[b].get();
             // SAFETY: loom tracks the access for as long as `track` lives;
             // the boxed bytes do not move while `self` lives.
             let bytes = unsafe { &*(&**track.deref() as *const [u8]) };
@@ -366,20 +269,16 @@ impl Shared {
     pub(crate) unsafe fn buffer_write(&self, b: usize) -> BufferWrite<'_> {
         #[cfg(not(loom))]
         {
-            let offset = self.geom.buffers_offset() + b * self.geom.buffer_size;
             // SAFETY: in bounds as in `buffer_read`; exclusive by the caller
             // contract (no reader holds or will validate a pin on `b`).
             let bytes = unsafe {
-                std::slice::from_raw_parts_mut(
-                    self.storage.base.as_ptr().add(offset),
-                    self.geom.buffer_size,
-                )
+                std::slice::from_raw_parts_mut(self.buffer_start(b), self.geom.buffer_size)
             };
             BufferWrite { bytes }
         }
         #[cfg(loom)]
         {
-            let track = self.storage.buffers[b].get_mut();
+            let track = self.buffers[b].get_mut();
             // SAFETY: loom tracks the access while `track` lives; the boxed
             // bytes do not move while `self` lives.
             let bytes = unsafe { &mut *(&mut **track.deref() as *mut [u8]) };
@@ -390,34 +289,15 @@ impl Shared {
         }
     }
 
-    /// Writes the initial image into zeroed (or garbage) memory; `magic`
-    /// last.
+    /// The first byte of buffer `b` (`b < buffer_count`).
     #[cfg(not(loom))]
-    pub(crate) fn write_initial_image(&self) {
-        let h = self.header();
-        let g = self.geom;
-        // ORDERING: Relaxed (all stores until `magic`) — published to
-        // attachers by the Release store of `magic` below.
-        h.layout_version
-            .store(STORE_LAYOUT_VERSION, Ordering::Relaxed);
-        h.buffer_count.store(g.buffer_count, Ordering::Relaxed);
-        h.reader_slots.store(g.reader_slots, Ordering::Relaxed);
-        h.buffer_size.store(g.buffer_size as u64, Ordering::Relaxed);
-        h.slots_offset
-            .store(STORE_HEADER_SIZE as u64, Ordering::Relaxed);
-        h.buffers_offset
-            .store(g.buffers_offset() as u64, Ordering::Relaxed);
-        h.current.store(0, Ordering::Relaxed);
-        for slot in self.slots() {
-            slot.owner.store(0, Ordering::Relaxed);
-            for pin in &slot.pins {
-                pin.store(0, Ordering::Relaxed);
-            }
-        }
-        // ORDERING: Release — pairs with the Acquire load of `magic` in
-        // `StoreReader::attach`: the fields above are visible to an attacher
-        // that sees the magic.
-        h.magic.store(STORE_MAGIC, Ordering::Release);
+    fn buffer_start(&self, b: usize) -> *mut u8 {
+        debug_assert!(b < self.geom.buffer_count as usize);
+        self.buffers
+            .as_ptr()
+            .as_ptr()
+            .cast::<u8>()
+            .wrapping_add(b * self.geom.buffer_size)
     }
 
     /// Claims a free reader slot for process `pid`.

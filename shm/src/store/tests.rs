@@ -7,6 +7,7 @@ use std::mem::{offset_of, size_of};
 use super::format::{Counts, Sections, ENTRY_SIZE, TABLE_HEADER_SIZE};
 use super::shared::{ReaderSlot, StoreHeader};
 use super::*;
+use crate::region::Region;
 use crate::sync::Ordering;
 
 fn small() -> StoreParams {

@@ -3,65 +3,23 @@
 use std::fmt;
 use std::sync::Arc;
 #[cfg(not(loom))]
-use std::{
-    ptr::NonNull,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
+
+use pmix_core::Status;
 
 use super::builder::TableBuilder;
+use super::claim::WriterClaim;
 #[cfg(not(loom))]
 use super::reader::current_pid;
-use super::reader::{StoreAttachError, StoreReader};
-#[cfg(not(loom))]
-use super::shared::Storage;
-use super::shared::{Geometry, Shared, StoreParams, INDEX_BITS};
-#[cfg(not(loom))]
-use crate::heap::{HeapRegion, KeepAlive, REGION_ALIGN};
+use super::reader::StoreReader;
+use super::shared::{Shared, StoreParams, INDEX_BITS};
+use crate::error::{into_core_error, OpenError};
+use crate::region;
 use crate::sync::{fence, Ordering};
 
 /// How long [`StoreWriter::publish`] waits for a free buffer.
 #[cfg(not(loom))]
 pub const DEFAULT_PUBLISH_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// Why [`StoreWriter::init_in`] refused a region.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StoreInitError {
-    /// The parameters are out of range (see [`StoreParams`]).
-    InvalidParams,
-    /// The region does not start on a 64-byte boundary.
-    Misaligned,
-    /// The region is shorter than [`StoreWriter::memory_size`].
-    RegionTooSmall {
-        /// Bytes needed.
-        needed: usize,
-        /// Bytes given.
-        len: usize,
-    },
-}
-
-impl fmt::Display for StoreInitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::InvalidParams => f.write_str("invalid store parameters"),
-            Self::Misaligned => f.write_str("store region is not 64-byte aligned"),
-            Self::RegionTooSmall { needed, len } => {
-                write!(f, "store region too small: {len} bytes, {needed} needed")
-            }
-        }
-    }
-}
-
-impl std::error::Error for StoreInitError {}
-
-impl From<StoreInitError> for pmix_core::Error {
-    fn from(e: StoreInitError) -> Self {
-        let status = match e {
-            StoreInitError::InvalidParams => pmix_core::Status::ERR_BAD_PARAM,
-            _ => pmix_core::Status::ERR_INIT,
-        };
-        pmix_core::Error::with_context(status, e.to_string())
-    }
-}
 
 /// Why a publication failed; the table comes back to the caller.
 pub enum PublishError {
@@ -124,21 +82,44 @@ impl fmt::Display for PublishError {
 
 impl std::error::Error for PublishError {}
 
-impl From<PublishError> for pmix_core::Error {
-    fn from(e: PublishError) -> Self {
-        let status = match e {
-            PublishError::StoreFull { .. } => pmix_core::Status::ERR_OUT_OF_RESOURCE,
-            PublishError::BuffersPinned { .. } => pmix_core::Status::ERR_RESOURCE_BUSY,
-        };
-        pmix_core::Error::with_context(status, e.to_string())
+impl PublishError {
+    /// `StoreFull` → `PMIX_ERR_OUT_OF_RESOURCE`; `BuffersPinned` →
+    /// `PMIX_ERR_RESOURCE_BUSY`.
+    pub fn status(&self) -> Status {
+        match self {
+            PublishError::StoreFull { .. } => Status::ERR_OUT_OF_RESOURCE,
+            PublishError::BuffersPinned { .. } => Status::ERR_RESOURCE_BUSY,
+        }
     }
 }
+
+into_core_error!(PublishError);
 
 /// The single writer of a job-data store.
 ///
 /// Each publication encodes a whole table into a free buffer and then
 /// switches the one `current` word; see the [module docs](super) for the
 /// protocol and the reclamation rule.
+///
+/// Built by [`Segment::init`](crate::segment::Segment::init) (a fresh
+/// store), or by [`Segment::attach`](crate::segment::Segment::attach) on a
+/// store that is already initialised (by this or another process): the
+/// attached writer adopts the publication word, so its next publication
+/// gets the next generation and goes into a buffer that is neither current
+/// nor pinned. It does not know the published table: [`table`](Self::table)
+/// and [`builder`](Self::builder) start empty, so [`update`](Self::update)
+/// publishes only what it adds; publish whole tables (or rebuild the
+/// current one first) from such a writer. A publication word whose buffer
+/// index is out of range is adopted as it is: no reader can pin it, so
+/// every buffer is free for the next publication, which replaces it.
+///
+/// **Exactly one writer at a time** across every process mapping the store:
+/// inside this process the segment enforces it
+/// ([`OpenError::WriterExists`]); across processes the previous writer must
+/// have made its last publication and be gone or idle for good, with that
+/// publication ordered before the attach (e.g. through the protocol that
+/// handed the store over). Two writers could write a buffer a reader is
+/// reading.
 pub struct StoreWriter {
     pub(crate) shared: Arc<Shared>,
     /// Last value stored to `current` (the writer is its only writer).
@@ -147,10 +128,9 @@ pub struct StoreWriter {
     table: TableBuilder,
     /// Whether `publish_deadline` reaps slots of vanished processes.
     reap_dead: bool,
-    /// Held as long as this writer lives (the segment's claim that this is
-    /// the store's only writer in this process); dropped with it.
-    #[cfg(not(loom))]
-    _exclusive: Option<KeepAlive>,
+    /// Held as long as this writer lives: the claim that this is the
+    /// store's only writer in this process (segment regions only).
+    _exclusive: Option<WriterClaim>,
 }
 
 impl fmt::Debug for StoreWriter {
@@ -164,162 +144,24 @@ impl fmt::Debug for StoreWriter {
 }
 
 impl StoreWriter {
-    /// Bytes of shared memory a store with `params` needs (a multiple of
-    /// 64); for invalid parameters, the size of the header alone.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use pmix_shm::store::{StoreParams, StoreWriter};
-    /// let p = StoreParams { buffer_count: 2, buffer_size: 4096, reader_slots: 4 };
-    /// assert_eq!(StoreWriter::memory_size(&p), 128 + 4 * 64 + 2 * 4096);
-    /// ```
-    pub fn memory_size(params: &StoreParams) -> usize {
-        Geometry::new(params).map_or(super::shared::STORE_HEADER_SIZE, |g| g.memory_size())
-    }
-
-    /// Writes the initial image of an empty store into `len` bytes at
-    /// `base` and returns its writer. The magic word is written last.
-    ///
-    /// # Safety
-    ///
-    /// `base` must be valid for reads and writes of `len` bytes for as long
-    /// as the writer and every reader made from it exist (or use
-    /// [`init_in_owned`](Self::init_in_owned)); in this process nothing else
-    /// may access the bytes except through these handles.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreInitError`] for bad parameters, a misaligned base, or a region
-    /// shorter than [`memory_size`](Self::memory_size).
-    #[cfg(not(loom))]
-    pub unsafe fn init_in(
-        base: NonNull<u8>,
-        len: usize,
-        params: &StoreParams,
-    ) -> Result<Self, StoreInitError> {
-        // SAFETY: forwarded contract.
-        unsafe { Self::init_with(base, len, params, None) }
-    }
-
-    /// [`init_in`](Self::init_in), holding `owner` (the mapping) alive for
-    /// as long as any handle exists.
-    ///
-    /// # Safety
-    ///
-    /// As [`init_in`](Self::init_in), except that the memory only needs to
-    /// live as long as `owner`.
-    ///
-    /// # Errors
-    ///
-    /// As [`init_in`](Self::init_in).
-    #[cfg(not(loom))]
-    pub unsafe fn init_in_owned(
-        base: NonNull<u8>,
-        len: usize,
-        params: &StoreParams,
-        owner: KeepAlive,
-    ) -> Result<Self, StoreInitError> {
-        // SAFETY: forwarded contract.
-        unsafe { Self::init_with(base, len, params, Some(owner)) }
-    }
-
-    #[cfg(not(loom))]
-    unsafe fn init_with(
-        base: NonNull<u8>,
-        len: usize,
-        params: &StoreParams,
-        owner: Option<KeepAlive>,
-    ) -> Result<Self, StoreInitError> {
-        let geom = Geometry::new(params).ok_or(StoreInitError::InvalidParams)?;
-        if base.as_ptr() as usize % REGION_ALIGN != 0 {
-            return Err(StoreInitError::Misaligned);
-        }
-        let needed = geom.memory_size();
-        if len < needed {
-            return Err(StoreInitError::RegionTooSmall { needed, len });
-        }
-        let shared = Shared {
-            storage: Storage {
-                base,
-                _owner: owner,
-            },
-            geom,
-        };
-        shared.write_initial_image();
-        Ok(Self {
-            shared: Arc::new(shared),
-            current: 0,
-            table: TableBuilder::new(),
-            reap_dead: true,
-            _exclusive: None,
-        })
-    }
-
-    /// Attaches as the **writer** of a store that is already initialised
-    /// (by this or another process), validating its header as
-    /// [`StoreReader::attach`] does, and adopts its publication word: the
-    /// next publication gets the next generation and goes into a buffer
-    /// that is neither current nor pinned. No reader slot is claimed.
-    ///
-    /// The adopted writer does not know the published table:
-    /// [`table`](Self::table) and [`builder`](Self::builder) start empty,
-    /// so [`update`](Self::update) publishes only what it adds. Publish
-    /// whole tables (or rebuild the current one first) from such a writer.
-    ///
-    /// A publication word whose buffer index is out of range is adopted as
-    /// it is: no reader can pin such a word, so every buffer is then free
-    /// for the next publication, which replaces it.
-    ///
-    /// # Safety
-    ///
-    /// `base` must be valid for reads and writes of `len` bytes for as long
-    /// as `owner` lives; the bytes may be anything (a garbage header is
-    /// reported, never trusted). **Exactly one writer may exist at a time**
-    /// across every process mapping the store, and the caller must
-    /// guarantee it: the previous writer (the initialising one, or an
-    /// earlier attach) must have made its last publication and be gone or
-    /// idle for good, with that publication ordered before this call
-    /// (e.g. through the protocol that handed the store over). Two writers
-    /// could write a buffer a reader is reading.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreAttachError`] when the header is not a complete, valid store
-    /// of this layout version fitting in `len` bytes (never
-    /// `NoFreeReaderSlot`).
-    #[cfg(not(loom))]
-    pub unsafe fn attach_owned(
-        base: NonNull<u8>,
-        len: usize,
-        owner: KeepAlive,
-    ) -> Result<Self, StoreAttachError> {
-        // SAFETY: forwarded contract.
-        let shared = unsafe { Shared::attach(base, len, Some(owner)) }?;
-        let h = shared.header();
+    /// The writer of the store `shared`, adopting its publication word
+    /// (0 for a fresh store), holding `claim` while it lives.
+    pub(super) fn adopt(shared: Arc<Shared>, claim: Option<WriterClaim>) -> Self {
         // ORDERING: Acquire — pairs with the Release store of `current` by
         // the previous writer: its last image is complete before we pick a
         // buffer that is not the current one.
-        let current = h.current.load(Ordering::Acquire);
-        Ok(Self {
-            shared: Arc::new(shared),
+        let current = shared.header().current.load(Ordering::Acquire);
+        Self {
+            shared,
             current,
             table: TableBuilder::new(),
             reap_dead: true,
-            _exclusive: None,
-        })
+            _exclusive: claim,
+        }
     }
 
-    /// Keeps `guard` alive exactly as long as this writer (not its
-    /// readers): the segment's claim that it is the only writer.
-    #[cfg(not(loom))]
-    pub(crate) fn hold_exclusive(mut self, guard: KeepAlive) -> Self {
-        self._exclusive = Some(guard);
-        self
-    }
-
-    /// A store in memory owned by its handles (tests, one process; the only
-    /// constructor under `cfg(loom)`).
+    /// A store in memory owned by its handles (tests, one process; the
+    /// models' store under `cfg(loom)`).
     ///
     /// # Panics
     ///
@@ -336,33 +178,15 @@ impl StoreWriter {
     /// assert_eq!(r.generation(), 1);
     /// ```
     pub fn new_heap(params: &StoreParams) -> Self {
-        let geom = Geometry::new(params).expect("invalid store parameters");
-        #[cfg(not(loom))]
-        {
-            let region = Arc::new(HeapRegion::zeroed(geom.memory_size()));
-            let (base, len) = (region.base(), region.len());
-            // SAFETY: the region is valid for `len` bytes, 64-aligned, used
-            // by nothing else, and kept alive by the handles.
-            unsafe { Self::init_in_owned(base, len, params, region) }
-                .expect("heap region fits its own parameters")
-        }
-        #[cfg(loom)]
-        {
-            Self {
-                shared: Arc::new(Shared::new_loom(geom)),
-                current: 0,
-                table: TableBuilder::new(),
-                reap_dead: true,
-            }
-        }
+        region::new_heap::<StoreWriter>(params).expect("invalid store parameters")
     }
 
     /// A reader of this store in this process (claims a reader slot).
     ///
     /// # Errors
     ///
-    /// [`StoreAttachError::NoFreeReaderSlot`] if every slot is taken.
-    pub fn reader(&self) -> Result<StoreReader, StoreAttachError> {
+    /// [`OpenError::NoFreeReaderSlot`] if every slot is taken.
+    pub fn reader(&self) -> Result<StoreReader, OpenError> {
         StoreReader::from_shared(Arc::clone(&self.shared))
     }
 

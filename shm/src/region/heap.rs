@@ -1,24 +1,14 @@
-//! Owned, aligned, zeroed memory for the `new_heap` constructors of the
-//! MPSC ring, the broadcast ring and the job-data store (tests, benches and
-//! single-process use), and the keep-alive type every handle holds.
-//!
-//! Under `cfg(loom)` the structures are built from loom atomics instead, so
-//! this module only exists outside loom.
+//! Owned, aligned, zeroed memory: where [`Memory::heap`](super::Memory::heap)
+//! puts a region outside a segment (tests, benches, single-process use).
+//! Outside loom only: under `cfg(loom)` a region is built from loom objects.
 
 use std::alloc::{self, Layout};
-use std::any::Any;
 use std::ptr::NonNull;
-use std::sync::Arc;
 
-/// What keeps the memory behind a handle alive: the owner of the mapping (a
-/// segment, or the heap memory of `new_heap`). Handles hold one and drop it
-/// last.
-pub type KeepAlive = Arc<dyn Any + Send + Sync>;
+/// Smallest alignment of a heap region: one cache line.
+const MIN_ALIGN: usize = 64;
 
-/// Alignment of every region: one cache line.
-pub(crate) const REGION_ALIGN: usize = 64;
-
-/// A zeroed heap allocation aligned to at least [`REGION_ALIGN`].
+/// A zeroed heap allocation, freed on drop.
 #[derive(Debug)]
 pub(crate) struct HeapRegion {
     ptr: NonNull<u8>,
@@ -33,18 +23,8 @@ unsafe impl Send for HeapRegion {}
 unsafe impl Sync for HeapRegion {}
 
 impl HeapRegion {
-    /// Allocates `len` zeroed bytes (at least one cache line) aligned to
-    /// [`REGION_ALIGN`].
-    ///
-    /// # Panics
-    ///
-    /// As [`zeroed_aligned`](Self::zeroed_aligned).
-    pub(crate) fn zeroed(len: usize) -> Self {
-        Self::zeroed_aligned(len, REGION_ALIGN)
-    }
-
-    /// Allocates `len` zeroed bytes (at least `align`) aligned to `align`,
-    /// a power of two of at least [`REGION_ALIGN`].
+    /// Allocates `len` zeroed bytes (at least `align`) aligned to `align`
+    /// (a power of two; at least 64).
     ///
     /// # Panics
     ///
@@ -52,11 +32,11 @@ impl HeapRegion {
     /// overflows `isize` (sizes come from this crate's own geometry, never
     /// from another process); aborts (through [`alloc::handle_alloc_error`])
     /// if the allocation fails.
-    pub(crate) fn zeroed_aligned(len: usize, align: usize) -> Self {
-        let align = align.max(REGION_ALIGN);
+    pub(crate) fn zeroed(len: usize, align: usize) -> Self {
+        let align = align.max(MIN_ALIGN);
         let len = len.max(align);
         let layout = Layout::from_size_align(len, align).expect("region size overflows isize");
-        // SAFETY: `layout` has a non-zero size (at least REGION_ALIGN bytes).
+        // SAFETY: `layout` has a non-zero size (at least 64 bytes).
         let raw = unsafe { alloc::alloc_zeroed(layout) };
         let Some(ptr) = NonNull::new(raw) else {
             alloc::handle_alloc_error(layout)
@@ -67,11 +47,6 @@ impl HeapRegion {
     /// The first byte of the region.
     pub(crate) fn base(&self) -> NonNull<u8> {
         self.ptr
-    }
-
-    /// The length of the region in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.layout.size()
     }
 }
 

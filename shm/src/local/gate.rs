@@ -52,7 +52,7 @@ use crate::sync::{spin_loop, AtomicU32, Ordering};
 ///
 /// # Examples
 /// ```
-/// use pmix_shm::gate::HandlerGate;
+/// use pmix_shm::local::gate::HandlerGate;
 ///
 /// let gate = HandlerGate::new();
 /// assert!(!gate.enter(), "not armed yet");

@@ -40,7 +40,7 @@ use std::marker::PhantomData;
 use std::ptr;
 use std::sync::Arc;
 
-use crate::gate::Backoff;
+use super::gate::Backoff;
 use crate::sync::{fence, spin_loop, AtomicBool, AtomicPtr, Ordering};
 
 /// Hazard slots per cell: how many loads may be between their announcement
@@ -58,7 +58,7 @@ pub const HAZARD_SLOTS: usize = 2;
 ///
 /// # Examples
 /// ```
-/// use pmix_shm::snapshot::SnapshotCell;
+/// use pmix_shm::local::snapshot::SnapshotCell;
 /// use std::sync::Arc;
 ///
 /// let cell = SnapshotCell::new(Arc::new(vec![1, 2]));

@@ -53,7 +53,7 @@ impl<R> std::error::Error for AlreadyCompleted<R> {}
 ///
 /// # Examples
 /// ```
-/// use pmix_shm::handoff::Handoff;
+/// use pmix_shm::local::handoff::Handoff;
 ///
 /// // Completed from inside the call: the dispatcher continues inline.
 /// let h = Handoff::new();
