@@ -75,10 +75,9 @@ impl OwnedDir {
     /// system's reason when `mkdir` fails otherwise.
     pub fn create(parent: &Path, name: &str) -> Result<OwnedDir> {
         if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']) {
-            return Err(Error::with_context(
-                Status::ERR_BAD_PARAM,
-                format!("{name:?} is not a directory name"),
-            ));
+            return Err(Error::bad_param(format!(
+                "{name:?} is not a directory name"
+            )));
         }
         let path = parent.join(name);
         match std::fs::DirBuilder::new().mode(0o700).create(&path) {

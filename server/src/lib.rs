@@ -101,14 +101,12 @@ impl Server {
     /// `event_ring_cells` that is not a power of two of at least 4).
     pub fn init(cfg: ServerConfig, host: Arc<dyn Host>) -> Result<Server> {
         if cfg.max_clients == 0 || cfg.max_nspaces == 0 {
-            return Err(Error::with_context(
-                Status::ERR_BAD_PARAM,
+            return Err(Error::bad_param(
                 "max_clients and max_nspaces must be at least 1",
             ));
         }
-        let ring_params = RingParams::new(cfg.event_ring_cells).map_err(|e| {
-            Error::with_context(Status::ERR_BAD_PARAM, format!("event_ring_cells: {e}"))
-        })?;
+        let ring_params = RingParams::new(cfg.event_ring_cells)
+            .map_err(|e| Error::bad_param(format!("event_ring_cells: {e}")))?;
         let job_params = StoreParams {
             buffer_count: 3,
             buffer_size: cfg.job_store_bytes,

@@ -127,10 +127,7 @@ pub(crate) fn socket_commit(
     }
     for (k, scope, v) in entries {
         if k.starts_with("pmix.") {
-            return Err(Error::with_context(
-                Status::ERR_BAD_PARAM,
-                format!("reserved key {k} cannot be put"),
-            ));
+            return Err(Error::bad_param(format!("reserved key {k} cannot be put")));
         }
         table.insert(
             proc.nspace.as_str(),

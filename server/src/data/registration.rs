@@ -14,10 +14,6 @@ use crate::ops::event::host_calls::drive_host_calls;
 use crate::ops::event::replay::{drain_stale, replay};
 use crate::registry::{ClientRec, NsInfo};
 
-fn bad(msg: impl Into<String>) -> Error {
-    Error::with_context(Status::ERR_BAD_PARAM, msg)
-}
-
 /// `(key, value)` pairs of one level (job, or one rank).
 type Entries = Vec<(String, Value)>;
 
@@ -31,18 +27,20 @@ fn flatten(info: &[Info]) -> Result<(Entries, BTreeMap<u32, Entries>)> {
             let inner = i
                 .value
                 .as_info_array()
-                .map_err(|_| bad("PMIX_PROC_DATA must be an array of infos"))?;
+                .map_err(|_| Error::bad_param("PMIX_PROC_DATA must be an array of infos"))?;
             let rank = inner
                 .iter()
                 .find(|x| x.key.as_str() == attrs::RANK)
-                .ok_or_else(|| bad("PMIX_PROC_DATA array without PMIX_RANK"))?;
+                .ok_or_else(|| Error::bad_param("PMIX_PROC_DATA array without PMIX_RANK"))?;
             let rank = match &rank.value {
                 Value::Rank(r) => r.0,
-                v => u32::try_from(v.to_u64().map_err(|_| bad("bad PMIX_RANK"))?)
-                    .map_err(|_| bad("bad PMIX_RANK"))?,
+                v => u32::try_from(v.to_u64().map_err(|_| Error::bad_param("bad PMIX_RANK"))?)
+                    .map_err(|_| Error::bad_param("bad PMIX_RANK"))?,
             };
             if !Rank(rank).is_valid() {
-                return Err(bad(format!("PMIX_PROC_DATA for special rank {rank}")));
+                return Err(Error::bad_param(format!(
+                    "PMIX_PROC_DATA for special rank {rank}"
+                )));
             }
             let entry = per_rank.entry(rank).or_default();
             for x in inner {
@@ -103,7 +101,7 @@ pub(crate) fn register_nspace(
             .get(nspace)
             .is_some_and(|n| n.registered)
         {
-            return Err(bad(format!(
+            return Err(Error::bad_param(format!(
                 "namespace {} is already registered",
                 nspace.as_str()
             )));
@@ -192,12 +190,15 @@ pub(crate) fn deregister_nspace(inner: &Inner, nspace: &Nspace) -> Result<()> {
 
 pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) -> Result<()> {
     if !proc.rank.is_valid() {
-        return Err(bad(format!("cannot register special rank {:?}", proc.rank)));
+        return Err(Error::bad_param(format!(
+            "cannot register special rank {:?}",
+            proc.rank
+        )));
     }
     let slot = {
         let mut st = inner.state.lock();
         if st.registry.clients.contains_key(proc) {
-            return Err(bad(format!("{proc:?} is already registered")));
+            return Err(Error::bad_param(format!("{proc:?} is already registered")));
         }
         let slot = st.registry.take_slot().ok_or_else(|| {
             Error::with_context(Status::ERR_OUT_OF_RESOURCE, "every client slot is taken")

@@ -39,8 +39,7 @@ use crate::timer::Timer;
 /// A `FENCE` request over `procs`, answered to `to`.
 pub(crate) fn arrive(inner: &Arc<Inner>, to: ReplyTo, procs: Vec<Proc>, info: Vec<Info>) {
     if procs.is_empty() {
-        return to.send(&Reply::error(&Error::with_context(
-            Status::ERR_BAD_PARAM,
+        return to.send(&Reply::error(&Error::bad_param(
             "fence with no participants",
         )));
     }
@@ -84,14 +83,10 @@ fn refusal_error(why: &Refusal, me: &Proc) -> Error {
             "that fence episode already timed out: another participant's PMIX_TIMEOUT ended \
              it before this process entered it",
         ),
-        Refusal::NotParticipant => Error::with_context(
-            Status::ERR_BAD_PARAM,
-            format!("{me:?} is not a participant of this fence"),
-        ),
-        Refusal::Twice => Error::with_context(
-            Status::ERR_BAD_PARAM,
-            format!("{me:?} entered the same fence twice"),
-        ),
+        Refusal::NotParticipant => {
+            Error::bad_param(format!("{me:?} is not a participant of this fence"))
+        }
+        Refusal::Twice => Error::bad_param(format!("{me:?} entered the same fence twice")),
         Refusal::Departed(gone) => gone_error(gone),
     }
 }

@@ -24,10 +24,6 @@ struct Delivery {
     wait: bool,
 }
 
-fn bad(msg: impl Into<String>) -> Error {
-    Error::with_context(Status::ERR_BAD_PARAM, msg)
-}
-
 /// Under the state lock: numbers `ev`, picks the registered, live, in-range
 /// clients whose slot is not in `skip`, caches and holds it.
 fn plan(st: &mut State, ev: EventMsg, skip: &[u32]) -> (Arc<Stored>, Vec<Delivery>) {
@@ -105,7 +101,7 @@ pub(crate) fn host_notify(
 ) -> Result<()> {
     let mut ev = EventMsg::for_notify(status, source.cloned(), range, info)?;
     if range == DataRange::PROC_LOCAL {
-        return Err(bad(
+        return Err(Error::bad_param(
             "notify: PMIX_RANGE_PROC_LOCAL has no handlers in the server",
         ));
     }
@@ -181,7 +177,7 @@ pub(crate) fn client_notify(
     )
     .and_then(|ev| {
         if ev.range == DataRange::PROC_LOCAL {
-            Err(bad(
+            Err(Error::bad_param(
                 "notify: PMIX_RANGE_PROC_LOCAL events stay in the process",
             ))
         } else {
