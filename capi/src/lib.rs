@@ -31,7 +31,6 @@
 //! server entry points come next (C ABI issue).
 
 pub mod types;
-mod types_server;
 
 #[doc(hidden)]
 pub mod layout;
