@@ -61,23 +61,11 @@ unsafe fn hwloc_release(name: &std::ffi::CStr, obj: *mut c_void) -> bool {
 /// afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Cpuset_destruct(cpuset: *mut pmix_cpuset_t) {
-    if cpuset.is_null() {
-        return;
+    // SAFETY: NULL or a valid cpuset (caller guarantee).
+    if let Some(c) = unsafe { cpuset.as_mut() } {
+        // SAFETY: its fields as the caller guarantees.
+        unsafe { release(&mut c.source, &mut c.bitmap, c"hwloc_bitmap_free") };
     }
-    // SAFETY: non-NULL and valid (caller guarantee).
-    let c = unsafe { &mut *cpuset };
-    // SAFETY: `source` is NULL or a C string (caller guarantee).
-    if !unsafe { is_hwloc(c.source) } {
-        return;
-    }
-    if !c.bitmap.is_null() {
-        // SAFETY: an hwloc bitmap owned by the struct (caller guarantee).
-        unsafe { hwloc_release(c"hwloc_bitmap_free", c.bitmap) };
-        c.bitmap = ptr::null_mut();
-    }
-    // SAFETY: a libc string owned by the struct (caller guarantee).
-    unsafe { free(c.source) };
-    c.source = ptr::null_mut();
 }
 
 /// `void PMIx_Topology_destruct(pmix_topology_t *topo)`: as
@@ -90,23 +78,35 @@ pub unsafe extern "C" fn PMIx_Cpuset_destruct(cpuset: *mut pmix_cpuset_t) {
 /// afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Topology_destruct(topo: *mut pmix_topology_t) {
-    if topo.is_null() {
-        return;
+    // SAFETY: NULL or a valid topology (caller guarantee).
+    if let Some(t) = unsafe { topo.as_mut() } {
+        // SAFETY: its fields as the caller guarantees.
+        unsafe { release(&mut t.source, &mut t.topology, c"hwloc_topology_destroy") };
     }
-    // SAFETY: non-NULL and valid (caller guarantee).
-    let t = unsafe { &mut *topo };
+}
+
+/// The rule of both destructors: a struct whose `source` is not hwloc's is
+/// not ours and is left untouched; otherwise `object` is released with the
+/// hwloc function `destroy` (when hwloc is in the process), `source` is
+/// freed, and both become NULL.
+///
+/// # Safety
+/// `source` is NULL or a libc string; `object` is NULL or a live object of
+/// the hwloc type `destroy` releases; neither is used afterwards.
+unsafe fn release(source: &mut *mut c_char, object: &mut *mut c_void, destroy: &std::ffi::CStr) {
     // SAFETY: `source` is NULL or a C string (caller guarantee).
-    if !unsafe { is_hwloc(t.source) } {
+    if !unsafe { is_hwloc(*source) } {
         return;
     }
-    if !t.topology.is_null() {
-        // SAFETY: an hwloc topology owned by the struct (caller guarantee).
-        unsafe { hwloc_release(c"hwloc_topology_destroy", t.topology) };
-        t.topology = ptr::null_mut();
+    if !object.is_null() {
+        // SAFETY: an hwloc object of that type owned by the struct (caller
+        // guarantee).
+        unsafe { hwloc_release(destroy, *object) };
+        *object = ptr::null_mut();
     }
     // SAFETY: a libc string owned by the struct (caller guarantee).
-    unsafe { free(t.source) };
-    t.source = ptr::null_mut();
+    unsafe { free(*source) };
+    *source = ptr::null_mut();
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::os::raw::{c_char, c_void};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use parking_lot::{RwLock, RwLockReadGuard};
 use std::ptr;
@@ -105,6 +105,11 @@ static OBJECTS: OnceLock<Objects> = OnceLock::new();
 /// The `server_object` pointers of the registered clients.
 pub(super) fn objects() -> &'static Objects {
     OBJECTS.get_or_init(Objects::default)
+}
+
+/// The `server_object` map, locked.
+pub(super) fn server_objects() -> MutexGuard<'static, HashMap<Proc, usize>> {
+    objects().lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The callback data of one up-call.

@@ -9,7 +9,7 @@ use pmix_core::{Error, Info, Nspace, Rank, Result, Status, Value};
 use pmix_server::{Server, ServerConfig};
 
 use super::dirs;
-use super::host::{self, objects};
+use super::host::{self, objects, server_objects};
 use crate::convert::infos_in_lossy;
 use crate::role;
 use crate::status::{fail, verbose};
@@ -122,10 +122,7 @@ pub extern "C" fn PMIx_server_finalize() -> pmix_status_t {
             if let Some(h) = h {
                 h.close();
             }
-            objects()
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clear();
+            server_objects().clear();
             dirs::stop();
             PMIX_SUCCESS
         }

@@ -8,12 +8,11 @@
 //! always call back (T1).
 
 use std::os::raw::{c_char, c_int, c_void};
-use std::sync::PoisonError;
 
 use pmix_core::{Info, Nspace, Result, Value};
 
 use super::dirs;
-use super::host::objects;
+use super::host::server_objects;
 use super::regex::RAW;
 use crate::cmem;
 use crate::convert::{infos_in_lossy, proc_from_c};
@@ -119,10 +118,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_nspace(
         let s = role::server()?;
         // SAFETY: NUL-terminated (caller guarantee).
         let ns = Nspace::new(unsafe { cmem::c_string_or_empty(nspace) }?)?;
-        objects()
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|p, _| p.nspace != ns);
+        server_objects().retain(|p, _| p.nspace != ns);
         let r = s.deregister_nspace(&ns);
         dirs::nspace_deregistered(&ns);
         r
@@ -153,19 +149,13 @@ pub unsafe extern "C" fn PMIx_server_register_client(
         }
         // SAFETY: non-NULL and valid (caller guarantee).
         let p = proc_from_c(unsafe { &*proc_ })?;
-        objects()
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(p.clone(), server_object as usize);
+        server_objects().insert(p.clone(), server_object as usize);
         let r = s.register_client(&p, uid, gid);
         if r.is_ok() {
             dirs::client_registered(&p, uid);
         }
         if r.is_err() {
-            objects()
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&p);
+            server_objects().remove(&p);
         }
         r
     })();
@@ -190,10 +180,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_client(
         }
         // SAFETY: non-NULL and valid (caller guarantee).
         let p = proc_from_c(unsafe { &*proc_ })?;
-        objects()
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&p);
+        server_objects().remove(&p);
         dirs::client_deregistered(&p);
         s.deregister_client(&p)
     })();
