@@ -46,6 +46,7 @@ pub(crate) enum Endpoint<S> {
 }
 
 /// The client, or `PMIX_ERR_INIT`.
+#[inline]
 pub(crate) fn client() -> Result<Client> {
     CLIENT
         .read()
@@ -77,6 +78,7 @@ pub(crate) fn clear_client() {
 }
 
 /// The server, or `PMIX_ERR_INIT`.
+#[inline]
 pub(crate) fn server() -> Result<Arc<Server>> {
     SERVER
         .read()
@@ -115,6 +117,7 @@ pub(crate) fn replace_server_events(events: Option<ProcessEvents>) -> Option<Pro
 
 /// The fallback rule for data calls: the client, else the server, else the
 /// client's `PMIX_ERR_INIT`.
+#[inline]
 pub(crate) fn client_else_server() -> Result<Endpoint<Arc<Server>>> {
     match client() {
         Ok(c) => Ok(Endpoint::Client(c)),

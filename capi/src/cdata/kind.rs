@@ -109,6 +109,7 @@ pub(crate) enum ElemKind {
 impl ElemKind {
     /// The C layout of one element of `ty`; `None` for `PMIX_UNDEF` and for
     /// tags without an element form (unknown ones included).
+    #[inline]
     pub(crate) fn of(ty: pmix_data_type_t) -> Option<ElemKind> {
         use ElemKind as K;
         Some(match ty {
@@ -165,6 +166,7 @@ impl ElemKind {
     }
 
     /// `sizeof` one element.
+    #[inline]
     pub(crate) fn size(self) -> usize {
         use ElemKind as K;
         match self {
@@ -198,6 +200,7 @@ impl ElemKind {
 
     /// `true` for elements that own no memory: a byte copy is a deep copy
     /// and there is nothing to release.
+    #[inline]
     pub(crate) fn is_plain(self) -> bool {
         matches!(self, ElemKind::Pod(_) | ElemKind::Proc | ElemKind::Nspace)
     }
@@ -205,6 +208,7 @@ impl ElemKind {
     /// `true` when a `pmix_value_t` can hold the type: every kind but
     /// `pmix_info_t`, `pmix_pdata_t`, `pmix_value_t`, `pmix_app_t` and
     /// `pmix_query_t` (array elements only).
+    #[inline]
     pub(crate) fn in_value(self) -> bool {
         use ElemKind as K;
         !matches!(self, K::Info | K::Pdata | K::Value | K::App | K::Query)
@@ -213,6 +217,7 @@ impl ElemKind {
     /// `true` when a `pmix_value_t` holds the type through a malloc'd
     /// pointer to one element (`data.proc`, `data.darray`, `data.pinfo`,
     /// ...) rather than inline at the start of its data union.
+    #[inline]
     pub(crate) fn boxed_in_value(self) -> bool {
         use ElemKind as K;
         self.in_value() && !matches!(self, K::Pod(_) | K::String | K::Bytes | K::Envar)
@@ -273,6 +278,7 @@ impl Pod {
     ///
     /// # Safety
     /// `p` points to an initialised C object of this kind (any alignment).
+    #[inline]
     pub(crate) unsafe fn read(self, p: *const u8) -> PodValue {
         match self {
             // SAFETY: one byte of a C bool (caller guarantee).
@@ -313,6 +319,7 @@ impl PodValue {
     ///
     /// # Safety
     /// `p` is writable for the scalar's C type (any alignment).
+    #[inline]
     pub(crate) unsafe fn write(self, p: *mut u8) {
         match self {
             // SAFETY: one writable byte (caller guarantee).

@@ -22,5 +22,5 @@ pub(crate) use copy::{array_copy, info_xfer, value_xfer};
 pub(crate) use free::{
     array_free, data_array_destruct, elem_destruct, info_destruct, value_destruct,
 };
-pub(crate) use kind::{in_value, ElemKind, PodValue};
+pub(crate) use kind::{ElemKind, PodValue};
 pub(crate) use value::{elem_ptr, value_load, value_unload};

@@ -19,6 +19,7 @@ use crate::types::*;
 ///
 /// # Safety
 /// `v` is a valid value whose type has the element kind `kind`.
+#[inline]
 pub(crate) unsafe fn elem_ptr(v: &pmix_value_t, kind: ElemKind) -> Option<*const u8> {
     if kind.boxed_in_value() {
         // SAFETY: a boxed type's data is NULL or a pointer to one element

@@ -1,9 +1,9 @@
 //! `PMIx_Publish`, `PMIx_Lookup`, `PMIx_Unpublish` (and their `_nb`
 //! forms) over the Rust client: the server hands them to its host with the
 //! client's effective uid (`pmix.euid`), as Open MPI's ORTE data server
-//! requires (docs/CAPI.md, "Server side"). `PMIX_WAIT` is passed through: the host holds
-//! a lookup until the keys appear or its `PMIX_TIMEOUT` expires; the
-//! library adds no shorter timeout.
+//! requires (docs/CAPI.md, "Server side"). `PMIX_WAIT` is passed through:
+//! the host holds a lookup until the keys appear or its `PMIX_TIMEOUT`
+//! expires; the library adds no shorter timeout.
 //!
 //! Data entries must convert exactly (an entry of a type the data model
 //! cannot hold is `PMIX_ERR_NOT_SUPPORTED`, never silently dropped).

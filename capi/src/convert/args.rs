@@ -18,6 +18,7 @@ use crate::types::*;
 ///
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for NULL or a key that is not UTF-8.
+#[inline]
 pub(crate) unsafe fn key_in<'a>(key: *const c_char) -> Result<&'a str> {
     if key.is_null() {
         return Err(cmem::bad_param("NULL key"));
@@ -33,6 +34,7 @@ pub(crate) unsafe fn key_in<'a>(key: *const c_char) -> Result<&'a str> {
 ///
 /// # Errors
 /// As [`proc_from_c`].
+#[inline]
 pub(crate) fn proc_in(me: &Proc, p: &pmix_proc_t) -> Result<Proc> {
     if cmem::fixed_bytes(&p.nspace) == me.nspace.as_str().as_bytes() {
         return Ok(Proc::from_parts(me.nspace.clone(), Rank(p.rank)));

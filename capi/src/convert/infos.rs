@@ -21,6 +21,7 @@ use crate::types::*;
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for a malformed entry; the conversion error of a
 /// required one.
+#[inline]
 pub(crate) unsafe fn directives_in(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>> {
     if info.is_null() || n == 0 {
         return Ok(Vec::new());

@@ -15,7 +15,7 @@ use pmix_core::{
 };
 
 use super::names::{key_from_c, nspace_from_c, nspace_to_c, proc_from_c, proc_to_c};
-use crate::cdata::{array_free, elem_destruct, elem_ptr, in_value, ElemKind, PodValue};
+use crate::cdata::{array_free, elem_destruct, elem_ptr, ElemKind, PodValue};
 use crate::cmem::{self, calloc_array, calloc_one, free};
 use crate::types::*;
 
@@ -68,11 +68,10 @@ pub(crate) unsafe fn value_to_c(value: &Value, out: *mut pmix_value_t) -> Result
     let out = unsafe { &mut *out };
     *out = pmix_value_t::INIT;
     let ty = value.data_type().0;
-    if !in_value(ty) {
-        return Err(not_supported(ty));
-    }
-    let Some(kind) = ElemKind::of(ty) else {
-        return Ok(()); // Value::Undef
+    let kind = match ElemKind::of(ty) {
+        Some(k) if k.in_value() => k,
+        None if ty == PMIX_UNDEF => return Ok(()),
+        _ => return Err(not_supported(ty)),
     };
     if kind.boxed_in_value() {
         let p = calloc_array::<u8>(kind.size())?;
@@ -158,6 +157,7 @@ fn pod_value(ty: pmix_data_type_t, x: PodValue) -> Option<Value> {
 }
 
 /// The C scalar of a scalar [`Value`]; `None` for the other variants.
+#[inline]
 fn value_pod(v: &Value) -> Option<PodValue> {
     use PodValue as X;
     Some(match v {
@@ -336,6 +336,7 @@ unsafe fn elem_from_c(ty: pmix_data_type_t, kind: ElemKind, p: *const u8) -> Res
 ///
 /// # Errors
 /// `PMIX_ERR_NOMEM`; `PMIX_ERR_NOT_SUPPORTED` for `Undef` (no element form).
+#[inline]
 unsafe fn elem_to_c(value: &Value, p: *mut u8) -> Result<()> {
     if let Some(x) = value_pod(value) {
         // SAFETY: a writable element of the scalar's C type (caller).

@@ -27,7 +27,9 @@ use std::os::raw::{c_char, c_int};
 /// field offsets of Debian's OpenPMIx 4.2.2 headers on x86_64: a mirror
 /// that drifts from the C layout does not build.
 macro_rules! c_layout {
-    ($( $ty:ident ($size:literal, $align:literal) { $( $field:ident: $off:literal ),* $(,)? } )*) => {$(
+    ($(
+        $ty:ident ($size:literal, $align:literal) { $( $field:ident: $off:literal ),* $(,)? }
+    )*) => {$(
         const _: () = assert!(
             ::std::mem::size_of::<$ty>() == $size && ::std::mem::align_of::<$ty>() == $align,
             concat!("size or alignment of ", stringify!($ty)),

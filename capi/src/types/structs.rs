@@ -361,7 +361,7 @@ impl fmt::Debug for pmix_value_data_t {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // SAFETY: `uint64` covers the first 8 bytes, which every bit pattern
         // of the union initialises (the union is always fully written: see
-        // ZERO and the loaders in `cvalue`).
+        // ZERO and the loaders in `cdata`).
         let first = unsafe { self.uint64 };
         write!(f, "pmix_value_data_t {{ first_word: {first:#x}, .. }}")
     }
@@ -494,12 +494,32 @@ c_layout! {
     pmix_geometry_t (40, 8) { fabric: 0, uuid: 8, osname: 16, coordinates: 24, ncoords: 32 }
     pmix_device_distance_t (32, 8) { uuid: 0, osname: 8, type_: 16, mindist: 24, maxdist: 26 }
     pmix_endpoint_t (32, 8) { uuid: 0, osname: 8, endpt: 16 }
-    pmix_proc_info_t (296, 8) { proc_: 0, hostname: 264, executable_name: 272, pid: 280, exit_code: 284, state: 288 }
-    pmix_data_buffer_t (40, 8) { base_ptr: 0, pack_ptr: 8, unpack_ptr: 16, bytes_allocated: 24, bytes_used: 32 }
-    pmix_proc_stats_t (352, 8) { node: 0, proc_: 8, pid: 268, cmd: 272, state: 280, time: 288, percent_cpu: 304, priority: 308, num_threads: 312, pss: 316, vsize: 320, rss: 324, peak_vsize: 328, processor: 332, sample_time: 336 }
-    pmix_disk_stats_t (96, 8) { disk: 0, num_reads_completed: 8, num_reads_merged: 16, num_sectors_read: 24, milliseconds_reading: 32, num_writes_completed: 40, num_writes_merged: 48, num_sectors_written: 56, milliseconds_writing: 64, num_ios_in_progress: 72, milliseconds_io: 80, weighted_milliseconds_io: 88 }
-    pmix_net_stats_t (56, 8) { net_interface: 0, num_bytes_recvd: 8, num_packets_recvd: 16, num_recv_errs: 24, num_bytes_sent: 32, num_packets_sent: 40, num_send_errs: 48 }
-    pmix_node_stats_t (104, 8) { node: 0, la: 8, la5: 12, la15: 16, total_mem: 20, free_mem: 24, buffers: 28, cached: 32, swap_cached: 36, swap_total: 40, swap_free: 44, mapped: 48, sample_time: 56, diskstats: 72, ndiskstats: 80, netstats: 88, nnetstats: 96 }
+    pmix_proc_info_t (296, 8) {
+        proc_: 0, hostname: 264, executable_name: 272, pid: 280, exit_code: 284, state: 288,
+    }
+    pmix_data_buffer_t (40, 8) {
+        base_ptr: 0, pack_ptr: 8, unpack_ptr: 16, bytes_allocated: 24, bytes_used: 32,
+    }
+    pmix_proc_stats_t (352, 8) {
+        node: 0, proc_: 8, pid: 268, cmd: 272, state: 280, time: 288, percent_cpu: 304,
+        priority: 308, num_threads: 312, pss: 316, vsize: 320, rss: 324, peak_vsize: 328,
+        processor: 332, sample_time: 336,
+    }
+    pmix_disk_stats_t (96, 8) {
+        disk: 0, num_reads_completed: 8, num_reads_merged: 16, num_sectors_read: 24,
+        milliseconds_reading: 32, num_writes_completed: 40, num_writes_merged: 48,
+        num_sectors_written: 56, milliseconds_writing: 64, num_ios_in_progress: 72,
+        milliseconds_io: 80, weighted_milliseconds_io: 88,
+    }
+    pmix_net_stats_t (56, 8) {
+        net_interface: 0, num_bytes_recvd: 8, num_packets_recvd: 16, num_recv_errs: 24,
+        num_bytes_sent: 32, num_packets_sent: 40, num_send_errs: 48,
+    }
+    pmix_node_stats_t (104, 8) {
+        node: 0, la: 8, la5: 12, la15: 16, total_mem: 20, free_mem: 24, buffers: 28, cached: 32,
+        swap_cached: 36, swap_total: 40, swap_free: 44, mapped: 48, sample_time: 56,
+        diskstats: 72, ndiskstats: 80, netstats: 88, nnetstats: 96,
+    }
     pmix_value_t (32, 8) { type_: 0, data: 8 }
     pmix_info_t (552, 8) { key: 0, flags: 512, value: 520 }
     pmix_pdata_t (808, 8) { proc_: 0, key: 260, value: 776 }
