@@ -68,6 +68,12 @@ pub(crate) unsafe fn value_to_c(value: &Value, out: *mut pmix_value_t) -> Result
     let out = unsafe { &mut *out };
     *out = pmix_value_t::INIT;
     let ty = value.data_type().0;
+    if let Some(x) = value_pod(value) {
+        // SAFETY: a scalar sits inline at the start of the zeroed union.
+        unsafe { x.write(ptr::addr_of_mut!(out.data).cast()) };
+        out.type_ = ty;
+        return Ok(());
+    }
     let kind = match ElemKind::of(ty) {
         Some(k) if k.in_value() => k,
         None if ty == PMIX_UNDEF => return Ok(()),
@@ -157,7 +163,7 @@ fn pod_value(ty: pmix_data_type_t, x: PodValue) -> Option<Value> {
 }
 
 /// The C scalar of a scalar [`Value`]; `None` for the other variants.
-#[inline]
+#[inline(always)]
 fn value_pod(v: &Value) -> Option<PodValue> {
     use PodValue as X;
     Some(match v {
