@@ -8,8 +8,7 @@ use pmix_client::Client;
 use pmix_core::Status;
 
 use super::job_control;
-use crate::cmem;
-use crate::convert::{directives_in, proc_to_c, procs_from_c};
+use crate::convert::{directives_in, proc_to_c, procs_from_c, text_lossy};
 use crate::events;
 use crate::role;
 use crate::status::{fail, status};
@@ -121,7 +120,7 @@ pub unsafe extern "C" fn PMIx_Abort(
     let r = (|| {
         let c = role::client()?;
         // SAFETY: NULL or a C string (caller guarantee).
-        let msg = String::from_utf8_lossy(unsafe { cmem::c_bytes(msg) }).into_owned();
+        let msg = unsafe { text_lossy(msg) };
         // SAFETY: NULL or `nprocs` procs (caller guarantee).
         let procs = unsafe { procs_from_c(procs, nprocs) }?;
         c.abort(Status(status_), &msg, &procs)

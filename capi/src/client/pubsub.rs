@@ -16,7 +16,7 @@ use pmix_core::Result;
 
 use crate::cdata::array_free;
 use crate::cmem;
-use crate::convert::{directives_in, infos_from_c, keys_in, proc_to_c, value_to_c};
+use crate::convert::{directives_in, infos_from_c, keys_in, pdata_keys, proc_to_c, value_to_c};
 use crate::role;
 use crate::status::status;
 use crate::types::*;
@@ -123,10 +123,7 @@ pub unsafe extern "C" fn PMIx_Lookup(
             return Err(cmem::bad_param("no pdata to look up"));
         }
         // SAFETY: `ndata` valid pdata (caller guarantee).
-        let keys = unsafe { std::slice::from_raw_parts(data, ndata) }
-            .iter()
-            .map(|d| String::from_utf8_lossy(cmem::fixed_bytes(&d.key)).into_owned())
-            .collect::<Vec<_>>();
+        let keys = unsafe { pdata_keys(data, ndata) };
         // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
         let infos = unsafe { directives_in(info, ninfo) }?;
         let found = c.lookup(&keys, &infos)?;

@@ -104,3 +104,38 @@ pub(crate) unsafe fn codes_in(codes: *const pmix_status_t, n: usize) -> Vec<Stat
         .map(|&s| Status(s))
         .collect()
 }
+
+/// A C namespace argument that names one (NULL reads as empty, which no
+/// namespace is).
+///
+/// # Safety
+/// `nspace` is NULL or NUL-terminated.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for a namespace that is empty, not UTF-8 or too
+/// long.
+pub(crate) unsafe fn nspace_arg(nspace: *const c_char) -> Result<Nspace> {
+    // SAFETY: NULL or NUL-terminated (caller guarantee).
+    Nspace::new(unsafe { cmem::c_string_or_empty(nspace) }?)
+}
+
+/// A C message argument as text, invalid UTF-8 replaced (NULL: empty).
+///
+/// # Safety
+/// `msg` is NULL or NUL-terminated.
+pub(crate) unsafe fn text_lossy(msg: *const c_char) -> String {
+    // SAFETY: NULL or NUL-terminated (caller guarantee).
+    String::from_utf8_lossy(unsafe { cmem::c_bytes(msg) }).into_owned()
+}
+
+/// The keys of `n` C pdata entries (invalid UTF-8 replaced).
+///
+/// # Safety
+/// `data` points to `n` valid pdata.
+pub(crate) unsafe fn pdata_keys(data: *const pmix_pdata_t, n: usize) -> Vec<String> {
+    // SAFETY: `n` valid pdata (caller guarantee).
+    unsafe { std::slice::from_raw_parts(data, n) }
+        .iter()
+        .map(|d| String::from_utf8_lossy(cmem::fixed_bytes(&d.key)).into_owned())
+        .collect()
+}

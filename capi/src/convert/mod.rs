@@ -8,7 +8,8 @@
 //!   process, namespace arguments, key lists, status codes);
 //! - `value`: values and the recursive types they hold (data arrays,
 //!   infos, apps, queries);
-//! - `infos`: info arrays as directives, lossy inputs and C copies.
+//! - `infos`: info arrays as directives, lossy inputs and C copies;
+//! - `pdata`: what a host hands back (published data, byte blobs).
 //!
 //! C → Rust always deep-copies: the caller may release its C data as soon
 //! as the call returns. Rust → C allocates with libc only (rule R1 of
@@ -29,12 +30,16 @@
 mod args;
 mod infos;
 mod names;
+mod pdata;
 mod value;
 
 #[cfg(test)]
 mod tests;
 
-pub(crate) use args::{codes_in, key_in, keys_in, nspace_in, proc_in, procs_in};
+pub(crate) use args::{
+    codes_in, key_in, keys_in, nspace_arg, nspace_in, pdata_keys, proc_in, procs_in, text_lossy,
+};
 pub(crate) use infos::{directives_in, infos_in_lossy, infos_out_lossy, infos_out_where};
 pub(crate) use names::{proc_from_c, proc_to_c, procs_from_c, procs_to_c};
+pub(crate) use pdata::{bytes_in, pdata_from_c};
 pub(crate) use value::{infos_from_c, value_from_c, value_to_c, value_to_c_boxed};

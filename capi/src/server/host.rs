@@ -22,7 +22,7 @@ use pmix_server::{Completion, Host};
 
 use crate::cdata::array_free;
 use crate::cmem;
-use crate::convert::{infos_out_where, proc_from_c, proc_to_c, procs_to_c, value_from_c};
+use crate::convert::{bytes_in, infos_out_where, pdata_from_c, proc_to_c, procs_to_c};
 use crate::types::*;
 
 /// The C module and the `server_object` of each registered client.
@@ -199,12 +199,8 @@ unsafe extern "C" fn modex_cb(
 ) {
     // SAFETY: `cbdata` is the box `call_modex` leaked; the host calls once.
     let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<u8>>>()) };
-    let bytes = if data.is_null() || ndata == 0 {
-        Vec::new()
-    } else {
-        // SAFETY: the host's `ndata` bytes, valid until released.
-        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), ndata) }.to_vec()
-    };
+    // SAFETY: the host's `ndata` bytes, valid until released.
+    let bytes = unsafe { bytes_in(data, ndata) };
     if let Some(rel) = release_fn {
         // SAFETY: the host's release function with its own data.
         unsafe { rel(release_cbdata) };
@@ -213,8 +209,6 @@ unsafe extern "C" fn modex_cb(
     (p.done)(r);
 }
 
-/// Runs an up-call with `pending` as its callback data and handles its
-/// return per the module's rules.
 /// The host's lookup answer: copied out of the host's array (which it
 /// owns) before completing.
 ///
@@ -229,26 +223,13 @@ unsafe extern "C" fn lookup_cb(
 ) {
     // SAFETY: the box `settle` leaked for this call (caller guarantee).
     let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<PData>>>()) };
-    let r = status_result(st).and_then(|()| {
-        if data.is_null() {
-            return Ok(Vec::new());
-        }
-        // SAFETY: `ndata` valid pdata (caller guarantee).
-        unsafe { std::slice::from_raw_parts(data, ndata) }
-            .iter()
-            .map(|d| {
-                Ok(PData {
-                    proc: proc_from_c(&d.proc_)?,
-                    key: String::from_utf8_lossy(cmem::fixed_bytes(&d.key)).into_owned(),
-                    // SAFETY: a valid value inside a valid pdata.
-                    value: unsafe { value_from_c(&d.value) }?,
-                })
-            })
-            .collect()
-    });
+    // SAFETY: NULL or `ndata` valid pdata (caller guarantee).
+    let r = status_result(st).and_then(|()| unsafe { pdata_from_c(data, ndata) });
     (p.done)(r);
 }
 
+/// Runs an up-call with `pending` as its callback data and handles its
+/// return per the module's rules.
 fn settle<T: Default + 'static>(
     pending: Pending<T>,
     call: impl FnOnce(*mut c_void) -> pmix_status_t,

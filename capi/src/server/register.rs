@@ -9,13 +9,13 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-use pmix_core::{Info, Nspace, Result, Value};
+use pmix_core::{Info, Result, Value};
 
 use super::dirs;
 use super::host::server_objects;
 use super::regex::RAW;
 use crate::cmem;
-use crate::convert::{infos_in_lossy, proc_from_c};
+use crate::convert::{infos_in_lossy, nspace_arg, proc_from_c};
 use crate::role;
 use crate::status::{reply_op, status};
 use crate::types::*;
@@ -89,7 +89,7 @@ pub unsafe extern "C" fn PMIx_server_register_nspace(
     let r = (|| -> Result<()> {
         let s = role::server()?;
         // SAFETY: NUL-terminated (caller guarantee).
-        let ns = Nspace::new(unsafe { cmem::c_string_or_empty(nspace) }?)?;
+        let ns = unsafe { nspace_arg(nspace) }?;
         // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
         let mut infos = unsafe { infos_in_lossy(info, ninfo) };
         normalize(&mut infos);
@@ -117,7 +117,7 @@ pub unsafe extern "C" fn PMIx_server_deregister_nspace(
     let r = (|| -> Result<()> {
         let s = role::server()?;
         // SAFETY: NUL-terminated (caller guarantee).
-        let ns = Nspace::new(unsafe { cmem::c_string_or_empty(nspace) }?)?;
+        let ns = unsafe { nspace_arg(nspace) }?;
         server_objects().retain(|p, _| p.nspace != ns);
         let r = s.deregister_nspace(&ns);
         dirs::nspace_deregistered(&ns);
