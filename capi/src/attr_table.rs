@@ -1,7 +1,8 @@
 //! The attribute dictionary of OpenPMIx 4.2.2 for `PMIx_Get_attribute_string`
 //! and `PMIx_Get_attribute_name`: every string macro of `pmix_common.h` and
-//! `pmix_deprecated.h` whose value is an attribute key (from
-//! `../shared/capi/layout/layout_output.txt`).
+//! `pmix_deprecated.h` whose value is an attribute key, as Debian's headers
+//! define them (`tests/c_programs.rs` prints what the headers define for
+//! every name and compares).
 //!
 //! Rows are `(name, key, preferred)`. Where several names share one key,
 //! `preferred` marks the name OpenPMIx 4.2.2 answers for that key (measured

@@ -1,6 +1,7 @@
-//! C memory helpers. Rule R1 (CAPI.md §4.2): every pointer that crosses the
-//! C boundary is allocated with libc `malloc`/`calloc`/`strdup` and released
-//! with libc `free`, never with Rust's allocator. Everything here follows it.
+//! C memory helpers. Rule R1 (docs/CAPI.md, "Rules"): every pointer that
+//! crosses the C boundary is allocated with libc `malloc`/`calloc`/`strdup`
+//! and released with libc `free`, never with Rust's allocator. Everything
+//! here follows it. Also: output arguments reset by an answer ([`Out`]).
 
 use std::ffi::CStr;
 use std::os::raw::c_char;
@@ -286,6 +287,52 @@ pub(crate) unsafe fn argv_free(argv: *mut *mut c_char) {
     }
     // SAFETY: the array itself is a live libc allocation.
     unsafe { free(argv) };
+}
+
+/// An output argument that an answer resets to its empty value (NULL, 0,
+/// an empty struct) before it returns without a result.
+pub(crate) trait Out {
+    /// Writes the empty value when the pointer is not NULL.
+    ///
+    /// # Safety
+    /// The pointer is NULL or valid for a write of its pointee.
+    unsafe fn clear(self);
+}
+
+impl<T> Out for *mut *mut T {
+    unsafe fn clear(self) {
+        if !self.is_null() {
+            // SAFETY: non-NULL and writable (trait contract).
+            unsafe { self.write(ptr::null_mut()) };
+        }
+    }
+}
+
+macro_rules! out_zero {
+    ($($t:ty = $zero:expr;)*) => {$(
+        impl Out for *mut $t {
+            unsafe fn clear(self) {
+                if !self.is_null() {
+                    // SAFETY: non-NULL and writable (trait contract).
+                    unsafe { self.write($zero) };
+                }
+            }
+        }
+    )*};
+}
+
+out_zero! {
+    usize = 0;
+    i32 = 0;
+    crate::types::pmix_locality_t = 0; // PMIX_LOCALITY_UNKNOWN
+    crate::types::pmix_byte_object_t = crate::types::pmix_byte_object_t {
+        bytes: ptr::null_mut(),
+        size: 0,
+    };
+    crate::types::pmix_cpuset_t = crate::types::pmix_cpuset_t {
+        source: ptr::null_mut(),
+        bitmap: ptr::null_mut(),
+    };
 }
 
 #[cfg(test)]

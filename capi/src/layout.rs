@@ -182,8 +182,9 @@ pub fn attribute_names() -> Vec<&'static str> {
 mod tests {
     use super::*;
 
-    /// The numbers of `../shared/capi/layout/layout_output.txt` (CAPI.md §3),
-    /// so that a broken mirror fails even where no C compiler is present.
+    /// The numbers a C compiler gives with Debian's headers
+    /// (`tests/c/layout.c`), the same the compile-time assertions of
+    /// `types/` hold, checked through this table too.
     #[test]
     fn mirrors_match_the_measured_layouts() {
         let find = |n: &str| all().into_iter().find(|t| t.name == n).unwrap();

@@ -2,9 +2,9 @@
 //!
 //! `libpmix.so.2`: the standard PMIx C API (client, tool and server sides)
 //! over the pmix-rs crates, ABI-compatible with the OpenPMIx 4.2 headers so
-//! that existing C programs and Open MPI run unchanged (see
-//! `../shared/CAPI.md`). With `shm`, the only crate allowed `unsafe`; every
-//! block carries a `// SAFETY:` comment.
+//! that existing C programs and Open MPI run unchanged (docs/CAPI.md).
+//! With `shm`, the only crate allowed `unsafe`; every block carries a
+//! `// SAFETY:` comment.
 //!
 //! # Building the drop-in
 //! `capi/make-lib.sh [release|debug]` builds the cdylib (SONAME
@@ -14,44 +14,66 @@
 //! OpenPMIx.
 //!
 //! # Layout
+//! The C ABI (leaves first; each module may use only those above it):
 //! - [`types`]: `repr(C)` mirrors of the public structs, the callback
-//!   typedefs, the constants used, checked against Debian's headers.
+//!   typedefs and the constants used, with their layouts asserted at
+//!   compile time; `layout` lists them for the header comparison test;
+//!   `attr_table`: the attribute names.
 //! - `cmem`: libc allocation helpers (rule R1: memory crossing the boundary
-//!   is libc `malloc`/`free` only).
-//! - `cvalue`: deep copy and release of C values and data arrays in place.
-//! - `convert`: C ↔ `pmix-core` (`Value`, `Info`, `Proc`, `App`, `Query`).
-//! - `strings`, `util`: the exported utility functions.
-//! - `client`: the client API over `pmix-client` (init/finalize, put/get,
-//!   fences, events, job-control cleanup, log) and `PMIX_ERR_NOT_SUPPORTED`
-//!   answers for the client and tool calls whose feature is not built yet.
+//!   is libc `malloc`/`free` only) and output resetting.
+//! - `worker`: the callback thread; `status`: C statuses and how they reach
+//!   the caller (returned, or through a callback).
+//! - `cdata`: C data in place — the one per-type table (`ElemKind`) and
+//!   the copy/release/load/unload built on it.
+//! - `convert`: C ↔ `pmix-core` (`Value`, `Info`, `Proc`, `App`, `Query`,
+//!   call arguments).
+//! - `compare`, `print`, `strings`: value comparison, value/info text,
+//!   the names of codes.
+//! - `role`: the process's client and server handles and the fallback rule
+//!   (which endpoint a call uses).
 //!
-//! Exported so far: the utility functions of `pmix.h` (status and code
-//! strings, version, value/info/data-array/info-list handling) and the
-//! client side, with every client/tool function Open MPI imports. The
-//! server entry points come next (C ABI issue).
+//! The exported functions, by API family:
+//! - `values`, `info_list`, `strings`: the utility functions of `pmix.h`;
+//! - `data_buffer`, `topology`: payload moves on data buffers, releasing
+//!   cpusets and topologies;
+//! - `client`: init/finalize, put/get, fences, publish/lookup, resolve,
+//!   job control, log;
+//! - `events`: event handlers and notification, in client and server
+//!   processes;
+//! - `server`: the host side of `pmix_server.h`;
+//! - `unsupported`: every other entry point OpenPMIx 4.2.2 exports,
+//!   answering `PMIX_ERR_NOT_SUPPORTED`.
 
 pub mod types;
-mod types_server;
 
 #[doc(hidden)]
 pub mod layout;
 
 mod attr_table;
+mod cdata;
 mod client;
 mod cmem;
 mod compare;
 mod convert;
-mod cvalue;
-mod more_server_stubs;
-mod more_stubs;
+mod data_buffer;
+mod events;
+mod info_list;
 mod print;
+mod role;
 mod server;
+mod status;
 mod strings;
-mod util;
+mod topology;
+mod unsupported;
+mod values;
+mod worker;
 
 pub use client::*;
-pub use more_server_stubs::*;
-pub use more_stubs::*;
+pub use data_buffer::*;
+pub use events::*;
+pub use info_list::*;
 pub use server::*;
 pub use strings::*;
-pub use util::*;
+pub use topology::*;
+pub use unsupported::*;
+pub use values::*;

@@ -19,7 +19,7 @@ use crate::cmem;
 use crate::types::*;
 
 /// `PMIx_Get_version`: starts with a digit ≥ '3', as Open MPI's ext3x
-/// component requires (CAPI.md §1).
+/// component requires (docs/CAPI.md, "What Open MPI needs").
 pub(crate) const VERSION: &CStr = match CStr::from_bytes_with_nul(
     concat!(
         "4.2.2 (pmix-rs ",

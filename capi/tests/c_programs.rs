@@ -365,7 +365,8 @@ fn library_has_the_soname_and_only_standard_exports() {
 }
 
 /// The functions Open MPI 4.1's `mca_pmix_ext3x.so` imports from
-/// libpmix.so.2, server side excepted (CAPI.md §2.1).
+/// libpmix.so.2, server side excepted (docs/CAPI.md, "What Open MPI
+/// needs").
 const OMPI_CLIENT_IMPORTS: [&str; 35] = [
     "PMIx_Abort",
     "PMIx_Commit",

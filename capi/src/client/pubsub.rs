@@ -1,9 +1,9 @@
 //! `PMIx_Publish`, `PMIx_Lookup`, `PMIx_Unpublish` (and their `_nb`
 //! forms) over the Rust client: the server hands them to its host with the
 //! client's effective uid (`pmix.euid`), as Open MPI's ORTE data server
-//! requires (CAPI.md §7.5). `PMIX_WAIT` is passed through: the host holds
-//! a lookup until the keys appear or its `PMIX_TIMEOUT` expires; the
-//! library adds no shorter timeout.
+//! requires (docs/CAPI.md, "Server side"). `PMIX_WAIT` is passed through:
+//! the host holds a lookup until the keys appear or its `PMIX_TIMEOUT`
+//! expires; the library adds no shorter timeout.
 //!
 //! Data entries must convert exactly (an entry of a type the data model
 //! cannot hold is `PMIX_ERR_NOT_SUPPORTED`, never silently dropped).
@@ -12,40 +12,15 @@ use std::os::raw::{c_char, c_void};
 use std::ptr;
 
 use pmix_core::proto::PData;
-use pmix_core::{Info, Result};
+use pmix_core::Result;
 
-use super::worker::{defer, CPtr};
-use super::{current, directives_in, status};
+use crate::cdata::array_free;
 use crate::cmem;
-use crate::convert::{info_from_c, proc_to_c, value_to_c};
-use crate::cvalue;
+use crate::convert::{directives_in, infos_from_c, keys_in, pdata_keys, proc_to_c, value_to_c};
+use crate::role;
+use crate::status::status;
 use crate::types::*;
-
-/// `n` C infos converted exactly (publish data: nothing may be dropped).
-///
-/// # Safety
-/// `info` NULL or `n` valid infos.
-unsafe fn data_in(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>> {
-    if info.is_null() || n == 0 {
-        return Ok(Vec::new());
-    }
-    // SAFETY: `i < n` valid infos (caller guarantee).
-    (0..n)
-        .map(|i| unsafe { info_from_c(info.add(i)) })
-        .collect()
-}
-
-/// A NULL-terminated C key list (NULL: none).
-///
-/// # Safety
-/// `keys` NULL or a NULL-terminated array of C strings.
-unsafe fn keys_in(keys: *const *mut c_char) -> Result<Vec<String>> {
-    if keys.is_null() {
-        return Ok(Vec::new());
-    }
-    // SAFETY: NULL-terminated (caller guarantee).
-    unsafe { cmem::argv_to_vec(keys) }
-}
+use crate::worker::{defer, CPtr};
 
 /// Reports `r` through `cbfunc` on the callback thread.
 fn op_done(
@@ -71,9 +46,9 @@ fn op_done(
 /// `info` NULL or `ninfo` valid infos.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Publish(info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-    let r = current().and_then(|c| {
+    let r = role::client().and_then(|c| {
         // SAFETY: forwarded caller guarantee.
-        c.publish(&unsafe { data_in(info, ninfo) }?)
+        c.publish(&unsafe { infos_from_c(info, ninfo) }?)
     });
     status("PMIx_Publish", &r)
 }
@@ -94,7 +69,7 @@ pub unsafe extern "C" fn PMIx_Publish_nb(
 ) -> pmix_status_t {
     let done = op_done("PMIx_Publish_nb", cbfunc, CPtr::new(cbdata));
     // SAFETY: forwarded caller guarantee.
-    let args = current().and_then(|c| Ok((c, unsafe { data_in(info, ninfo) }?)));
+    let args = role::client().and_then(|c| Ok((c, unsafe { infos_from_c(info, ninfo) }?)));
     match args {
         Ok((c, infos)) => c.publish_nb(&infos, done),
         Err(e) if cbfunc.is_none() => return status("PMIx_Publish_nb", &Err(e)),
@@ -143,15 +118,12 @@ pub unsafe extern "C" fn PMIx_Lookup(
     ninfo: usize,
 ) -> pmix_status_t {
     let r = (|| {
-        let c = current()?;
+        let c = role::client()?;
         if data.is_null() || ndata == 0 {
             return Err(cmem::bad_param("no pdata to look up"));
         }
         // SAFETY: `ndata` valid pdata (caller guarantee).
-        let keys = unsafe { std::slice::from_raw_parts(data, ndata) }
-            .iter()
-            .map(|d| String::from_utf8_lossy(cmem::fixed_bytes(&d.key)).into_owned())
-            .collect::<Vec<_>>();
+        let keys = unsafe { pdata_keys(data, ndata) };
         // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
         let infos = unsafe { directives_in(info, ninfo) }?;
         let found = c.lookup(&keys, &infos)?;
@@ -178,7 +150,7 @@ fn deliver_found(
             // SAFETY: a zeroed, writable value.
             if let Err(e) = unsafe { value_to_c(&d.value, &mut slot.value) } {
                 // SAFETY: `i` filled entries, ours.
-                unsafe { cvalue::array_free(PMIX_PDATA, arr.cast(), i) };
+                unsafe { array_free(PMIX_PDATA, arr.cast(), i) };
                 return Err(e);
             }
         }
@@ -190,7 +162,7 @@ fn deliver_found(
             // returns, then it is released.
             unsafe {
                 cb(PMIX_SUCCESS, arr, n, cbdata.get());
-                cvalue::array_free(PMIX_PDATA, arr.cast(), n);
+                array_free(PMIX_PDATA, arr.cast(), n);
             }
         }
         Err(e) => {
@@ -223,7 +195,7 @@ pub unsafe extern "C" fn PMIx_Lookup_nb(
         return status("PMIx_Lookup_nb", &Err(cmem::bad_param("NULL callback")));
     };
     let cbdata = CPtr::new(cbdata);
-    let args = current().and_then(|c| {
+    let args = role::client().and_then(|c| {
         // SAFETY: forwarded caller guarantee.
         let k = unsafe { keys_in(keys) }?;
         // SAFETY: as above.
@@ -252,7 +224,7 @@ pub unsafe extern "C" fn PMIx_Unpublish(
     info: *const pmix_info_t,
     ninfo: usize,
 ) -> pmix_status_t {
-    let r = current().and_then(|c| {
+    let r = role::client().and_then(|c| {
         // SAFETY: forwarded caller guarantee.
         let k = unsafe { keys_in(keys) }?;
         // SAFETY: as above.
@@ -277,7 +249,7 @@ pub unsafe extern "C" fn PMIx_Unpublish_nb(
     cbdata: *mut c_void,
 ) -> pmix_status_t {
     let done = op_done("PMIx_Unpublish_nb", cbfunc, CPtr::new(cbdata));
-    let args = current().and_then(|c| {
+    let args = role::client().and_then(|c| {
         // SAFETY: forwarded caller guarantee.
         let k = unsafe { keys_in(keys) }?;
         // SAFETY: as above.
@@ -317,7 +289,7 @@ mod tests {
             assert_eq!(data[0].value.type_, PMIX_UNDEF);
             assert_eq!(data[1].value.type_, PMIX_STRING);
             assert_eq!(data[1].proc_.rank, 3);
-            cvalue::value_destruct(&mut data[1].value);
+            crate::cdata::value_destruct(&mut data[1].value);
         }
     }
 

@@ -4,24 +4,11 @@
 use std::os::raw::c_char;
 use std::ptr;
 
-use pmix_core::{Nspace, Result};
-
-use super::{current, status};
 use crate::cmem;
-use crate::convert::procs_to_c;
+use crate::convert::{nspace_in, procs_to_c};
+use crate::role;
+use crate::status::status;
 use crate::types::*;
-
-/// A C namespace argument; NULL or empty means this process's own.
-///
-/// # Safety
-/// `nspace` NULL or NUL-terminated.
-unsafe fn nspace_in(c: &pmix_client::Client, nspace: *const c_char) -> Result<Nspace> {
-    // SAFETY: NULL or NUL-terminated (caller guarantee).
-    match unsafe { cmem::c_string(nspace) }? {
-        Some(s) if !s.is_empty() => Nspace::new(s),
-        _ => Ok(c.proc().nspace.clone()),
-    }
-}
 
 /// `pmix_status_t PMIx_Resolve_peers(const char *nodename, const
 /// pmix_nspace_t nspace, pmix_proc_t **procs, size_t *nprocs)`: the procs
@@ -47,11 +34,11 @@ pub unsafe extern "C" fn PMIx_Resolve_peers(
         nprocs.write(0);
     }
     let r = (|| {
-        let c = current()?;
+        let c = role::client()?;
         // SAFETY: NULL or NUL-terminated (caller guarantee).
         let node = unsafe { cmem::c_string(nodename) }?;
         // SAFETY: as above.
-        let ns = unsafe { nspace_in(&c, nspace) }?;
+        let ns = unsafe { nspace_in(&c.proc().nspace, nspace) }?;
         let found = c.resolve_peers(node.as_deref().filter(|s| !s.is_empty()), &ns)?;
         Ok((procs_to_c(&found)?, found.len()))
     })();
@@ -85,9 +72,9 @@ pub unsafe extern "C" fn PMIx_Resolve_nodes(
     // SAFETY: writable (caller guarantee).
     unsafe { nodelist.write(ptr::null_mut()) };
     let r = (|| {
-        let c = current()?;
+        let c = role::client()?;
         // SAFETY: NULL or NUL-terminated (caller guarantee).
-        let ns = unsafe { nspace_in(&c, nspace) }?;
+        let ns = unsafe { nspace_in(&c.proc().nspace, nspace) }?;
         cmem::strdup_str(&c.resolve_nodes(&ns)?)
     })();
     match r {

@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use pmix_core::{attrs, Info, Nspace, Proc, Result, Value};
 use pmix_server::JobDirs;
 
-use crate::client::verbose;
+use crate::status::verbose;
 
 /// Prefix of the server session directory's name.
 const PREFIX: &str = "pmixrs-session";

@@ -1,7 +1,7 @@
 //! [`CHost`]: the C host module as a Rust [`Host`].
 //!
 //! Each up-call converts its arguments to C (procs; infos of the types
-//! Open MPI's ext3x converts, CAPI.md §6.4 — others are left out), boxes
+//! Open MPI's ext3x converts — others are left out), boxes
 //! the Rust completion with those C copies as the callback data, and calls
 //! the slot. The C callback (from any thread) takes the box back, frees
 //! the copies and completes. A slot that returns
@@ -9,7 +9,9 @@
 //! non-success return means no callback will come. The server calls the
 //! host without holding its locks, and this adapter holds none either.
 
+use std::collections::HashMap;
 use std::os::raw::{c_char, c_void};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use parking_lot::{RwLock, RwLockReadGuard};
 use std::ptr;
@@ -18,10 +20,9 @@ use pmix_core::proto::PData;
 use pmix_core::{DataRange, Error, Info, Proc, Result, Status};
 use pmix_server::{Completion, Host};
 
-use super::Objects;
+use crate::cdata::array_free;
 use crate::cmem;
-use crate::convert::{info_to_c, proc_from_c, proc_to_c, value_from_c};
-use crate::cvalue;
+use crate::convert::{bytes_in, infos_out_where, pdata_from_c, proc_to_c, procs_to_c};
 use crate::types::*;
 
 /// The C module and the `server_object` of each registered client.
@@ -60,7 +61,7 @@ impl Keep {
 
     /// The C copies of a requesting proc, infos and (optionally) keys.
     fn request(proc: &Proc, info: &[Info], keys: Option<&[String]>) -> Result<Keep> {
-        let (ci, ni) = infos_out(info);
+        let (ci, ni) = infos_out_where_ext3x(info);
         let mut keep = Keep {
             procs: procs_out(std::slice::from_ref(proc)),
             info: ci,
@@ -85,13 +86,30 @@ impl Drop for Keep {
         }
         if !self.info.is_null() {
             // SAFETY: made by `infos_out` with `ninfo` entries.
-            unsafe { cvalue::array_free(PMIX_INFO, self.info.cast(), self.ninfo) };
+            unsafe { array_free(PMIX_INFO, self.info.cast(), self.ninfo) };
         }
         if !self.keys.is_null() {
             // SAFETY: made by `argv_from_strs`, no longer used by the host.
             unsafe { cmem::argv_free(self.keys) };
         }
     }
+}
+
+/// `server_object` pointers given to `PMIx_server_register_client`, by
+/// proc: they come back unchanged in the client's up-calls.
+pub(super) type Objects = Arc<Mutex<HashMap<Proc, usize>>>;
+
+/// The map shared by the registration calls and the host adapter.
+static OBJECTS: OnceLock<Objects> = OnceLock::new();
+
+/// The `server_object` pointers of the registered clients.
+pub(super) fn objects() -> &'static Objects {
+    OBJECTS.get_or_init(Objects::default)
+}
+
+/// The `server_object` map, locked.
+pub(super) fn server_objects() -> MutexGuard<'static, HashMap<Proc, usize>> {
+    objects().lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The callback data of one up-call.
@@ -115,7 +133,7 @@ fn not_supported(what: &str) -> Error {
     )
 }
 
-/// Types Open MPI's ext3x can convert (CAPI.md §6.4).
+/// Types Open MPI's ext3x can convert (the types of the keys Open MPI reads, docs/CAPI.md).
 fn ext3x_type(t: pmix_data_type_t) -> bool {
     matches!(
         t,
@@ -156,54 +174,13 @@ fn ext3x_type(t: pmix_data_type_t) -> bool {
 
 /// A malloc'd C copy of `infos` holding only ext3x-convertible entries;
 /// `(NULL, 0)` when none.
-fn infos_out(infos: &[Info]) -> (*mut pmix_info_t, usize) {
-    if infos.is_empty() {
-        return (ptr::null_mut(), 0);
-    }
-    let Ok(arr) = cmem::calloc_array::<pmix_info_t>(infos.len()) else {
-        return (ptr::null_mut(), 0);
-    };
-    let mut k = 0;
-    for info in infos {
-        // SAFETY: slot `k < infos.len()` of the zeroed array.
-        let slot = unsafe { arr.add(k) };
-        // SAFETY: writable slot; on failure it owns nothing.
-        if unsafe { info_to_c(info, slot) }.is_ok() {
-            // SAFETY: just written.
-            if ext3x_type(unsafe { (*slot).value.type_ }) {
-                k += 1;
-            } else {
-                // SAFETY: a written slot, released and zeroed for reuse.
-                unsafe {
-                    cvalue::info_destruct(slot);
-                    ptr::write_bytes(slot, 0, 1);
-                }
-            }
-        }
-    }
-    if k == 0 {
-        // SAFETY: ours; no slot owns anything.
-        unsafe { cmem::free(arr) };
-        return (ptr::null_mut(), 0);
-    }
-    // SAFETY: `k - 1` is a written slot.
-    unsafe { (*arr.add(k - 1)).flags |= PMIX_INFO_ARRAY_END };
-    (arr, k)
+fn infos_out_where_ext3x(infos: &[Info]) -> (*mut pmix_info_t, usize) {
+    infos_out_where(infos, ext3x_type)
 }
 
 /// A malloc'd C copy of `procs` (NULL when empty or out of memory).
 fn procs_out(procs: &[Proc]) -> *mut pmix_proc_t {
-    if procs.is_empty() {
-        return ptr::null_mut();
-    }
-    let Ok(arr) = cmem::calloc_array::<pmix_proc_t>(procs.len()) else {
-        return ptr::null_mut();
-    };
-    for (i, p) in procs.iter().enumerate() {
-        // SAFETY: `i < procs.len()`.
-        unsafe { arr.add(i).write(proc_to_c(p)) };
-    }
-    arr
+    procs_to_c(procs).unwrap_or(ptr::null_mut())
 }
 
 unsafe extern "C" fn op_cb(st: pmix_status_t, cbdata: *mut c_void) {
@@ -222,12 +199,8 @@ unsafe extern "C" fn modex_cb(
 ) {
     // SAFETY: `cbdata` is the box `call_modex` leaked; the host calls once.
     let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<u8>>>()) };
-    let bytes = if data.is_null() || ndata == 0 {
-        Vec::new()
-    } else {
-        // SAFETY: the host's `ndata` bytes, valid until released.
-        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), ndata) }.to_vec()
-    };
+    // SAFETY: the host's `ndata` bytes, valid until released.
+    let bytes = unsafe { bytes_in(data, ndata) };
     if let Some(rel) = release_fn {
         // SAFETY: the host's release function with its own data.
         unsafe { rel(release_cbdata) };
@@ -236,8 +209,6 @@ unsafe extern "C" fn modex_cb(
     (p.done)(r);
 }
 
-/// Runs an up-call with `pending` as its callback data and handles its
-/// return per the module's rules.
 /// The host's lookup answer: copied out of the host's array (which it
 /// owns) before completing.
 ///
@@ -252,26 +223,13 @@ unsafe extern "C" fn lookup_cb(
 ) {
     // SAFETY: the box `settle` leaked for this call (caller guarantee).
     let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<PData>>>()) };
-    let r = status_result(st).and_then(|()| {
-        if data.is_null() {
-            return Ok(Vec::new());
-        }
-        // SAFETY: `ndata` valid pdata (caller guarantee).
-        unsafe { std::slice::from_raw_parts(data, ndata) }
-            .iter()
-            .map(|d| {
-                Ok(PData {
-                    proc: proc_from_c(&d.proc_)?,
-                    key: String::from_utf8_lossy(cmem::fixed_bytes(&d.key)).into_owned(),
-                    // SAFETY: a valid value inside a valid pdata.
-                    value: unsafe { value_from_c(&d.value) }?,
-                })
-            })
-            .collect()
-    });
+    // SAFETY: NULL or `ndata` valid pdata (caller guarantee).
+    let r = status_result(st).and_then(|()| unsafe { pdata_from_c(data, ndata) });
     (p.done)(r);
 }
 
+/// Runs an up-call with `pending` as its callback data and handles its
+/// return per the module's rules.
 fn settle<T: Default + 'static>(
     pending: Pending<T>,
     call: impl FnOnce(*mut c_void) -> pmix_status_t,
@@ -438,7 +396,7 @@ impl Host for CHost {
         let Some(f) = m.fence_nb else {
             return done(Err(not_supported("fence_nb")));
         };
-        // The blob is handed over: malloc'd, freed by the host (CAPI.md §4.3).
+        // The blob is handed over: malloc'd, freed by the host (rule R1, docs/CAPI.md).
         let blob = if data.is_empty() {
             ptr::null_mut()
         } else {
@@ -451,7 +409,7 @@ impl Host for CHost {
                 Err(e) => return done(Err(e)),
             }
         };
-        let (ci, ni) = infos_out(info);
+        let (ci, ni) = infos_out_where_ext3x(info);
         let keep = Keep {
             procs: procs_out(procs),
             info: ci,
@@ -498,7 +456,7 @@ impl Host for CHost {
         let Some(f) = m.notify_event else {
             return done(Err(not_supported("notify_event")));
         };
-        let (ci, ni) = infos_out(info);
+        let (ci, ni) = infos_out_where_ext3x(info);
         let keep = Keep {
             procs: procs_out(std::slice::from_ref(source)),
             info: ci,
@@ -573,7 +531,7 @@ impl Host for CHost {
             Ok(k) => k,
             Err(e) => return done(Err(e)),
         };
-        let (dirs, ndirs) = infos_out(directives);
+        let (dirs, ndirs) = infos_out_where_ext3x(directives);
         let (pp, ci, ni) = (keep.procs, keep.info, keep.ninfo);
         let pending = Pending { done, _keep: keep };
         let raw = Box::into_raw(Box::new(pending));
@@ -582,7 +540,7 @@ impl Host for CHost {
         // it keeps), then released.
         unsafe {
             f(pp, ci, ni, dirs, ndirs, Some(op_cb), raw.cast());
-            cvalue::array_free(PMIX_INFO, dirs.cast(), ndirs);
+            array_free(PMIX_INFO, dirs.cast(), ndirs);
         }
     }
 

@@ -1,6 +1,6 @@
 /*
  * Publish / lookup / unpublish between the ranks of one job, the way MPI's
- * name service and connect/accept use them (CAPI.md §7.5), plus peer and
+ * name service and connect/accept use them (docs/CAPI.md), plus peer and
  * node resolution:
  *  - ranks 1.. start a PMIx_Lookup_nb with PMIX_WAIT before rank 0
  *    publishes (a fence orders it), so the host holds their lookups;

@@ -1,6 +1,6 @@
 /*
  * A tiny resource manager on pmix-rs's server API, the way mpirun drives
- * it (CAPI.md §6.1): PMIx_server_init with a host module, two clients
+ * it (docs/CAPI.md, "Server side"): PMIx_server_init with a host module, two clients
  * registered before their namespace, the namespace with job size, local
  * size and per-rank pmix.pdata (lrank/nrank UINT16), setup_fork, then
  * fork+exec of the client program with that environment. Checks both

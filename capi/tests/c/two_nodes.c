@@ -1,6 +1,6 @@
 /*
  * Two pmix-rs servers driven the way a foreign host (ORTE's orteds,
- * CAPI.md §6.1, §7.1) drives them on two nodes: the multi-node paths of
+ * docs/CAPI.md, "Server side") drives them on two nodes: the multi-node paths of
  * the server API.
  *
  * The program forks a copy of itself right away, so there are two server

@@ -170,7 +170,8 @@ static void test_value_load_unload(void)
 }
 
 /* Open MPI builds values with malloc and releases them only through
- * PMIx_Value_destruct (CAPI.md §4.2): every free below is ours. */
+ * PMIx_Value_destruct (rule R1 of docs/CAPI.md): every free below is
+ * ours. */
 static void test_destruct_frees_caller_memory(void)
 {
     pmix_value_t v;

@@ -1,228 +1,40 @@
 //! `PMIx_Register_event_handler`, `PMIx_Deregister_event_handler` and
-//! `PMIx_Notify_event` over the Rust client's event machinery.
+//! `PMIx_Notify_event`, in a client process over the Rust client's event
+//! machinery and in a server process over its own handler chain and
+//! [`Server::notify`] (the fallback rule of [`crate::role`]).
 //!
-//! A C handler runs on the client's progress thread. It gets C copies of
-//! the event's source, infos and the results of the handlers before it,
-//! which stay valid until it calls the notification callback it is given
-//! ([`event_done`]); that callback converts the handler's results back,
-//! completes the event in the Rust chain, and then calls the handler's own
-//! `cbfunc` (on the callback thread) so it can release its results array
-//! (CAPI.md §4.3).
-//!
-//! With a registration callback, the Rust registration hands over the id
-//! before the handler is armed, but the C callback must run on the
-//! callback thread: each registration has a gate the handler waits on
-//! until that callback returned, so no event reaches a handler before its
-//! registration callback (as the standard requires). Deregistration closes
-//! the gate for good, so a handler deregistered from its own registration
-//! callback never runs and never blocks the progress thread.
+//! - `gate`: each registration's gate (no event before the registration
+//!   callback; none after deregistration);
+//! - `handler`: calling a C handler with C copies of the event and taking
+//!   its results back.
 
-use std::collections::BTreeMap;
+mod gate;
+mod handler;
+
+pub(crate) use gate::retire_all;
+
 use std::os::raw::{c_int, c_void};
-use std::ptr;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::Arc;
 
-use pmix_client::{Client, Event, EventCompletion, HandlerId, ProcessEvents};
+use pmix_client::{Event, EventCompletion, HandlerId, ProcessEvents};
 use pmix_core::{DataRange, Error, Result, Status};
+use pmix_server::Server;
 
-use super::worker::{defer, lock, CPtr};
-use super::{current, directives_in, fail, infos_in_lossy, infos_out_lossy, status};
 use crate::cmem;
-use crate::convert::proc_to_c;
-use crate::cvalue;
+use crate::convert::{codes_in, directives_in, proc_from_c};
+use crate::role::{self, Endpoint};
+use crate::status::{fail, reply_op, status};
 use crate::types::*;
-
-/// The id a failed registration reports: OpenPMIx's `UINT_MAX`. Never a
-/// real id, and not `SIZE_MAX`, which Open MPI reserves for "unset" (T7).
-const NO_ID: usize = u32::MAX as usize;
-
-/// `pmix_notification_fn_t` without the `Option`.
-type Notification = unsafe extern "C" fn(
-    usize,
-    pmix_status_t,
-    *const pmix_proc_t,
-    *mut pmix_info_t,
-    usize,
-    *mut pmix_info_t,
-    usize,
-    pmix_event_notification_cbfunc_fn_t,
-    *mut c_void,
-);
-
-/// One C registration's gate.
-#[derive(Debug, Default)]
-struct Reg {
-    state: Mutex<RegState>,
-    changed: Condvar,
-}
-
-#[derive(Debug, Default)]
-struct RegState {
-    /// The registration callback returned (or there was none).
-    ready: bool,
-    /// Deregistered: the handler must not run any more.
-    retired: bool,
-}
-
-impl Reg {
-    fn new(ready: bool) -> Arc<Reg> {
-        let r = Arc::new(Reg::default());
-        lock(&r.state).ready = ready;
-        r
-    }
-
-    fn open(&self) {
-        lock(&self.state).ready = true;
-        self.changed.notify_all();
-    }
-
-    fn retire(&self) {
-        lock(&self.state).retired = true;
-        self.changed.notify_all();
-    }
-
-    /// Waits until the handler may run; `false` once it is retired.
-    fn wait_ready(&self) -> bool {
-        let mut st = lock(&self.state);
-        loop {
-            if st.retired {
-                return false;
-            }
-            if st.ready {
-                return true;
-            }
-            st = self
-                .changed
-                .wait(st)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-    }
-}
-
-/// The live C registrations by id.
-static REGS: Mutex<BTreeMap<u64, Arc<Reg>>> = Mutex::new(BTreeMap::new());
-
-/// Closes every gate (the last finalize: the progress thread must not stay
-/// blocked on a registration callback while it is being stopped).
-pub(super) fn retire_all() {
-    let regs = std::mem::take(&mut *lock(&REGS));
-    for r in regs.values() {
-        r.retire();
-    }
-}
-
-/// What a C handler is given, kept alive until it calls [`event_done`].
-struct EvCtx {
-    source: Option<pmix_proc_t>,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-    results: *mut pmix_info_t,
-    nresults: usize,
-    done: Option<EventCompletion>,
-}
-
-impl Drop for EvCtx {
-    fn drop(&mut self) {
-        // SAFETY: both arrays came from `infos_out_lossy` with these counts
-        // and are not used after the handler's completion.
-        unsafe {
-            cvalue::array_free(PMIX_INFO, self.info.cast(), self.ninfo);
-            cvalue::array_free(PMIX_INFO, self.results.cast(), self.nresults);
-        }
-    }
-}
-
-/// The Rust handler that calls the C one.
-fn handler(f: Notification, reg: Arc<Reg>) -> impl Fn(&Event<'_>, EventCompletion) + Send + Sync {
-    move |ev, done| {
-        if reg.wait_ready() {
-            deliver(f, ev, done);
-        }
-        // else: dropping `done` completes as PMIX_EVENT_NO_ACTION_TAKEN
-    }
-}
-
-fn deliver(f: Notification, ev: &Event<'_>, done: EventCompletion) {
-    let (info, ninfo) = infos_out_lossy(ev.info);
-    let (results, nresults) = infos_out_lossy(ev.results);
-    let ctx = Box::into_raw(Box::new(EvCtx {
-        source: ev.source.map(proc_to_c),
-        info,
-        ninfo,
-        results,
-        nresults,
-        done: Some(done),
-    }));
-    // SAFETY: `ctx` is live until `event_done` reclaims it; the source
-    // pointer points into it.
-    let source = unsafe { (*ctx).source.as_ref() }.map_or(ptr::null(), |p| p as *const _);
-    let id = usize::try_from(ev.registration.0).unwrap_or(NO_ID);
-    // SAFETY: the C handler's contract: the arrays and the source are valid
-    // until it calls `event_done` with `ctx` as notification_cbdata.
-    unsafe {
-        f(
-            id,
-            ev.status.0,
-            source,
-            info,
-            ninfo,
-            results,
-            nresults,
-            Some(event_done),
-            ctx.cast(),
-        )
-    };
-}
-
-/// The `pmix_event_notification_cbfunc_fn_t` handed to C handlers: the
-/// handler is done with `status` and returns `results` (copied here); the
-/// handler's `cbfunc(PMIX_SUCCESS, thiscbdata)` follows on the callback
-/// thread, after which it may release `results`.
-///
-/// # Safety
-/// `notification_cbdata` is the `cbdata` a handler was called with, used
-/// once; `results` is NULL or `nresults` valid infos.
-unsafe extern "C" fn event_done(
-    status_: pmix_status_t,
-    results: *mut pmix_info_t,
-    nresults: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    thiscbdata: *mut c_void,
-    notification_cbdata: *mut c_void,
-) {
-    if !notification_cbdata.is_null() {
-        // SAFETY: the box `deliver` leaked for this call, reclaimed once.
-        let mut ctx = unsafe { Box::from_raw(notification_cbdata.cast::<EvCtx>()) };
-        // SAFETY: NULL or `nresults` valid infos (caller guarantee).
-        let res = unsafe { infos_in_lossy(results, nresults) };
-        if let Some(d) = ctx.done.take() {
-            d.done(Status(status_), res);
-        }
-    }
-    if let Some(cb) = cbfunc {
-        let data = CPtr::new(thiscbdata);
-        // SAFETY: the handler's release callback with its own data.
-        defer(move || unsafe { cb(PMIX_SUCCESS, data.get()) });
-    }
-}
+use crate::worker::{defer, lock, CPtr};
+use gate::{Reg, REGS};
+use handler::{handler, Notification, NO_ID};
 
 /// Where this process's handlers live: its client connection, or, in a
 /// server process (`PMIx_server_init`, no `PMIx_Init`), the server's own
 /// chain, which receives the `PMIX_RANGE_PROC_LOCAL` events the host raises.
-#[derive(Clone)]
-enum Endpoint {
-    Client(Client),
-    Server(ProcessEvents),
-}
+type Events = Endpoint<ProcessEvents>;
 
-impl Endpoint {
-    fn current() -> Result<Endpoint> {
-        match current() {
-            Ok(c) => Ok(Endpoint::Client(c)),
-            Err(e) => crate::server::events().map(Endpoint::Server).ok_or(e),
-        }
-    }
-
+impl Events {
     fn register(
         &self,
         codes: &[Status],
@@ -266,18 +78,11 @@ unsafe fn reg_args(
     info: *const pmix_info_t,
     ninfo: usize,
     evhdlr: pmix_notification_fn_t,
-) -> Result<(Endpoint, Notification, Vec<Status>, Vec<pmix_core::Info>)> {
-    let c = Endpoint::current()?;
+) -> Result<(Events, Notification, Vec<Status>, Vec<pmix_core::Info>)> {
+    let c = role::client_else_server_events()?;
     let f = evhdlr.ok_or_else(|| cmem::bad_param("NULL event handler"))?;
-    let codes = if codes.is_null() || ncodes == 0 {
-        Vec::new()
-    } else {
-        // SAFETY: `ncodes` codes (caller guarantee).
-        unsafe { std::slice::from_raw_parts(codes, ncodes) }
-            .iter()
-            .map(|&s| Status(s))
-            .collect()
-    };
+    // SAFETY: NULL or `ncodes` codes (caller guarantee).
+    let codes = unsafe { codes_in(codes, ncodes) };
     // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
     let infos = unsafe { directives_in(info, ninfo) }?;
     Ok((c, f, codes, infos))
@@ -407,7 +212,7 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
     cbdata: *mut c_void,
 ) -> pmix_status_t {
     let r = (|| {
-        let c = Endpoint::current()?;
+        let c = role::client_else_server_events()?;
         let id = u64::try_from(evhdlr_ref)
             .ok()
             .filter(|_| evhdlr_ref < NO_ID)
@@ -418,16 +223,7 @@ pub unsafe extern "C" fn PMIx_Deregister_event_handler(
         }
         c.deregister(HandlerId(id))
     })();
-    let st = status("PMIx_Deregister_event_handler", &r);
-    match cbfunc {
-        None => st,
-        Some(cb) => {
-            let cbdata = CPtr::new(cbdata);
-            // SAFETY: the caller's callback with its own data.
-            defer(move || unsafe { cb(st, cbdata.get()) });
-            PMIX_SUCCESS
-        }
-    }
+    reply_op(status("PMIx_Deregister_event_handler", &r), cbfunc, cbdata)
 }
 
 /// `pmix_status_t PMIx_Notify_event(pmix_status_t status, const
@@ -455,51 +251,60 @@ pub unsafe extern "C" fn PMIx_Notify_event(
     cbfunc: pmix_op_cbfunc_t,
     cbdata: *mut c_void,
 ) -> pmix_status_t {
-    // In a server process (after `PMIx_server_init`) the event goes to the
-    // server's clients (and, per range, beyond through the host).
-    let r = if let Some(server) = crate::server::active() {
+    let r = match role::server_else_client() {
         // SAFETY: NULL or valid source and `ninfo` valid infos (caller
         // guarantee).
-        unsafe { crate::server::notify(&server, status_, source, range, info, ninfo) }
-    } else {
-        current().and_then(|c| {
+        Ok(Endpoint::Server(server)) => unsafe {
+            notify_as_server(&server, status_, source, range, info, ninfo)
+        },
+        Ok(Endpoint::Client(c)) => {
             // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
-            let infos = unsafe { directives_in(info, ninfo) }?;
-            c.notify_event(Status(status_), DataRange(range), &infos)
-        })
-    };
-    let st = status("PMIx_Notify_event", &r);
-    match cbfunc {
-        None => st,
-        Some(cb) => {
-            let cbdata = CPtr::new(cbdata);
-            // SAFETY: the caller's callback with its own data.
-            defer(move || unsafe { cb(st, cbdata.get()) });
-            PMIX_SUCCESS
+            unsafe { directives_in(info, ninfo) }
+                .and_then(|infos| c.notify_event(Status(status_), DataRange(range), &infos))
         }
+        Err(e) => Err(e),
+    };
+    reply_op(status("PMIx_Notify_event", &r), cbfunc, cbdata)
+}
+
+/// `PMIx_Notify_event` in a server process: `PMIX_RANGE_PROC_LOCAL` to the
+/// process's own handlers, any other range to [`Server::notify`]. A
+/// `source` equal to the server's own proc (or NULL) is an event of the
+/// host itself.
+///
+/// # Safety
+/// `source` NULL or valid; `info` NULL or `ninfo` valid infos.
+unsafe fn notify_as_server(
+    server: &Server,
+    status: pmix_status_t,
+    source: *const pmix_proc_t,
+    range: pmix_data_range_t,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> Result<()> {
+    let src = if source.is_null() {
+        None
+    } else {
+        // SAFETY: non-NULL and valid (caller guarantee).
+        Some(proc_from_c(unsafe { &*source })?)
+    };
+    let src = src.filter(|p| p != server.proc());
+    // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
+    let infos = unsafe { directives_in(info, ninfo) }?;
+    if DataRange(range) == DataRange::PROC_LOCAL {
+        // The server process's own handlers.
+        let events = role::server_events()
+            .ok_or_else(|| Error::with_context(Status::ERR_INIT, "the server is finalizing"))?;
+        return events.notify(Status(status), &infos, None);
     }
+    server.notify(Status(status), src.as_ref(), DataRange(range), &infos)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ptr;
     use std::time::Duration;
-
-    #[test]
-    fn a_gate_opens_once_and_retiring_wins() {
-        let r = Reg::new(false);
-        let r2 = Arc::clone(&r);
-        let t = std::thread::spawn(move || r2.wait_ready());
-        std::thread::sleep(Duration::from_millis(20));
-        r.open();
-        assert!(t.join().unwrap());
-        let r = Reg::new(false);
-        let r2 = Arc::clone(&r);
-        let t = std::thread::spawn(move || r2.wait_ready());
-        r.retire();
-        r.open();
-        assert!(!t.join().unwrap());
-    }
 
     #[test]
     fn ids_given_to_c_are_never_unset_values() {

@@ -1,21 +1,16 @@
-//! `PMIx_Job_control_nb` (cleanup registration only) and `PMIx_Log(_nb)`.
+//! `PMIx_Job_control_nb` and `PMIx_Job_control`: cleanup registration for
+//! the calling process.
 //!
 //! Open MPI registers its job session directory and its shared-memory
 //! files for removal through `PMIx_Job_control_nb`, targeted at the
-//! calling process, with a NULL callback and a stack info array (CAPI.md
-//! §6.3); OpenPMIx's server removes them when the process ends. Here the
-//! library remembers them and removes them at the last `PMIx_Finalize`,
-//! after the server acknowledged it. Only entries owned by this process's
-//! effective uid are removed, symbolic links are never followed, and
-//! `PMIX_CLEANUP_IGNORE` entries are left in place. Any other job-control
-//! request (signals, kill, job-wide cleanup) is `PMIX_ERR_NOT_SUPPORTED`.
-//!
-//! `PMIx_Log(_nb)` hands the data to the host through the server (Open
-//! MPI's `MPI_Abort` banner is printed by mpirun). Outside a client, or
-//! when the host does not log, the process writes `PMIX_LOG_MSG` and
-//! `PMIX_LOG_STDERR` to its stderr and `PMIX_LOG_STDOUT` to its stdout
-//! ([`pmix_client::log_to_stdio`]); other channels are then
-//! `PMIX_ERR_NOT_SUPPORTED` (the supported entries are still written).
+//! calling process, with a NULL callback and a stack info array (what
+//! Open MPI 4.1 does in `MPI_Init`); OpenPMIx's server removes them when
+//! the process ends. Here the library remembers them and removes them at
+//! the last `PMIx_Finalize`, after the server acknowledged it. Only
+//! entries owned by this process's effective uid are removed, symbolic
+//! links are never followed, and `PMIX_CLEANUP_IGNORE` entries are left in
+//! place. Any other job-control request (signals, kill, job-wide cleanup)
+//! is `PMIX_ERR_NOT_SUPPORTED`.
 
 use std::fs;
 use std::os::raw::c_void;
@@ -25,10 +20,12 @@ use std::sync::Mutex;
 
 use pmix_core::{attrs, Error, Info, Result, Status, Value};
 
-use super::worker::{defer, lock, CPtr};
-use super::{current, directives_in, proc_in, status};
-use crate::cmem;
+use crate::cmem::{self, Out};
+use crate::convert::{directives_in, proc_in};
+use crate::role;
+use crate::status::status;
 use crate::types::*;
+use crate::worker::{defer, lock, CPtr};
 
 /// `PMIX_CLEANUP_EMPTY`: only remove empty subdirectories.
 const CLEANUP_EMPTY: &str = "pmix.clnup.empty";
@@ -133,7 +130,7 @@ unsafe fn job_control(
     directives: *const pmix_info_t,
     ndirs: usize,
 ) -> Result<()> {
-    let c = current()?;
+    let c = role::client()?;
     if targets.is_null() || ntargets == 0 {
         return Err(not_supported(
             "job-wide job control (only this process's cleanup is supported)".into(),
@@ -141,7 +138,7 @@ unsafe fn job_control(
     }
     // SAFETY: `ntargets` valid procs (caller guarantee).
     for t in unsafe { std::slice::from_raw_parts(targets, ntargets) } {
-        if proc_in(&c, t)? != *c.proc() {
+        if proc_in(c.proc(), t)? != *c.proc() {
             return Err(not_supported(
                 "job control of other processes (only this process's cleanup is supported)".into(),
             ));
@@ -261,103 +258,42 @@ pub unsafe extern "C" fn PMIx_Job_control_nb(
     }
 }
 
-/// Logs `data`: through the server to the host when this process is a
-/// connected client (the host decides where each channel goes: Open MPI's
-/// ORTE prints its `MPI_Abort` banner); written by this process itself
-/// (stdout/stderr channels) when it is not, or when the host does not log.
-/// `done` gets the outcome, on the client's reader thread or here.
+/// `pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t
+/// ntargets, const pmix_info_t directives[], size_t ndirs, pmix_info_t
+/// **results, size_t *nresults)`: the blocking form of
+/// [`PMIx_Job_control_nb`], whose answer it returns (cleanup registration
+/// for the calling process; any other request is
+/// `PMIX_ERR_NOT_SUPPORTED`). No results are ever returned:
+/// `*results = NULL`, `*nresults = 0`.
 ///
 /// # Safety
-/// `data` NULL or `ndata` valid infos; `directives` NULL or `ndirs` valid
-/// infos.
-unsafe fn log_any(
-    data: *const pmix_info_t,
-    ndata: usize,
+/// As `PMIx_Job_control_nb`; `results` and `nresults` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Job_control(
+    targets: *const pmix_proc_t,
+    ntargets: usize,
     directives: *const pmix_info_t,
     ndirs: usize,
-    done: impl FnOnce(Result<()>) + Send + 'static,
-) {
-    // SAFETY: forwarded caller guarantee.
-    let args = unsafe { directives_in(data, ndata) }
-        // SAFETY: as above.
-        .and_then(|d| Ok((d, unsafe { directives_in(directives, ndirs) }?)));
-    let (infos, dirs) = match args {
-        Ok(a) => a,
-        Err(e) => return done(Err(e)),
-    };
-    match current() {
-        Ok(c) => c.log_nb(&infos.clone(), &dirs, move |r| match r {
-            Err(e) if e.status() == Status::ERR_NOT_SUPPORTED => {
-                done(pmix_client::log_to_stdio(&infos))
-            }
-            r => done(r),
-        }),
-        Err(_) => done(pmix_client::log_to_stdio(&infos)),
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> pmix_status_t {
+    // SAFETY: NULL or writable (caller guarantee).
+    unsafe {
+        results.clear();
+        nresults.clear();
     }
-}
-
-/// `pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
-/// const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
-/// void *cbdata)`: hands `data` (`PMIX_LOG_MSG`, `PMIX_LOG_STDERR`,
-/// `PMIX_LOG_STDOUT`, …) with `directives` to the host through the server;
-/// without a host that logs (or outside a client) this process writes the
-/// stdout/stderr channels itself and other channels are
-/// `PMIX_ERR_NOT_SUPPORTED`. With `cbfunc` it returns `PMIX_SUCCESS` and
-/// calls `cbfunc(status, cbdata)` on the callback thread.
-///
-/// # Safety
-/// `data` NULL or `ndata` valid infos; `directives` NULL or `ndirs` valid
-/// infos; `cbfunc` NULL or callable from any thread with `cbdata`.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Log_nb(
-    data: *const pmix_info_t,
-    ndata: usize,
-    directives: *const pmix_info_t,
-    ndirs: usize,
-    cbfunc: pmix_op_cbfunc_t,
-    cbdata: *mut c_void,
-) -> pmix_status_t {
-    let Some(cb) = cbfunc else {
-        // SAFETY: forwarded caller guarantee.
-        return unsafe { PMIx_Log(data, ndata, directives, ndirs) };
-    };
-    let cbdata = CPtr::new(cbdata);
-    let done = move |r: Result<()>| {
-        let st = status("PMIx_Log_nb", &r);
-        // SAFETY: the caller's callback with its own data.
-        defer(move || unsafe { cb(st, cbdata.get()) });
-    };
-    // SAFETY: forwarded caller guarantee.
-    unsafe { log_any(data, ndata, directives, ndirs, done) };
-    PMIX_SUCCESS
-}
-
-/// `pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata, const
-/// pmix_info_t directives[], size_t ndirs)`: as [`PMIx_Log_nb`], blocking
-/// until the host (or this process) logged.
-///
-/// # Safety
-/// As [`PMIx_Log_nb`].
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Log(
-    data: *const pmix_info_t,
-    ndata: usize,
-    directives: *const pmix_info_t,
-    ndirs: usize,
-) -> pmix_status_t {
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    let done = move |r| {
-        let _ = tx.send(r);
-    };
-    // SAFETY: forwarded caller guarantee.
-    unsafe { log_any(data, ndata, directives, ndirs, done) };
-    let r = rx.recv().unwrap_or_else(|_| {
-        Err(Error::with_context(
-            Status::ERR_LOST_CONNECTION,
-            "no answer to the log request",
-        ))
-    });
-    status("PMIx_Log", &r)
+    // SAFETY: forwarded caller guarantee; without a callback the answer is
+    // the return value and nothing is deferred.
+    unsafe {
+        PMIx_Job_control_nb(
+            targets,
+            ntargets,
+            directives,
+            ndirs,
+            None,
+            std::ptr::null_mut(),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -427,5 +363,26 @@ mod tests {
         assert!(!clean_dir(&top, &flat, &[], euid()));
         assert!(top.join("sub").exists() && !top.join("file").exists());
         fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn job_control_is_the_blocking_nb_form_without_results() {
+        let mut res = std::ptr::NonNull::<pmix_info_t>::dangling().as_ptr();
+        let mut nres = 7usize;
+        // SAFETY: writable outputs, no targets or directives.
+        let rc = unsafe {
+            PMIx_Job_control(
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                0,
+                &mut res,
+                &mut nres,
+            )
+        };
+        // Without a client: not initialised; with one, job-wide control is
+        // not supported.
+        assert!(rc == PMIX_ERR_INIT || rc == PMIX_ERR_NOT_SUPPORTED, "{rc}");
+        assert!(res.is_null() && nres == 0);
     }
 }

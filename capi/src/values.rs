@@ -1,6 +1,6 @@
-//! The data-handling exports of `pmix.h`: value load/unload/transfer/
-//! release/compare, info load/transfer, data-array release, info lists,
-//! and the value/info pretty-printers.
+//! The value exports of `pmix.h`: value load/unload/transfer/release/
+//! compare, info load/transfer, data-array release, and the value/info
+//! pretty-printers (info lists are `info_list`).
 //!
 //! Every function works on caller memory in place and allocates with libc
 //! only (rule R1), so the header macros (`PMIX_VALUE_RELEASE`,
@@ -14,16 +14,16 @@
 use std::os::raw::{c_char, c_void};
 use std::ptr;
 
+use crate::cdata;
 use crate::cmem;
 use crate::compare;
-use crate::convert::status_of;
-use crate::cvalue;
 use crate::print;
+use crate::status::status_of;
 use crate::types::*;
 
 /// `pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data,
 /// pmix_data_type_t type)`: deep-copies the object at `data` into `val`
-/// (see the crate's `cvalue::value_load`).
+/// (see the crate's `cdata::value_load`).
 ///
 /// # Safety
 /// `val` is NULL or writable; `data` is NULL or points to an object of the
@@ -38,7 +38,7 @@ pub unsafe extern "C" fn PMIx_Value_load(
         return PMIX_ERR_BAD_PARAM;
     }
     // SAFETY: `val` non-NULL and writable, `data` as required (caller).
-    status_of(&unsafe { cvalue::value_load(val, data, type_) })
+    status_of(&unsafe { cdata::value_load(val, data, type_) })
 }
 
 /// `pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data,
@@ -56,7 +56,7 @@ pub unsafe extern "C" fn PMIx_Value_unload(
     sz: *mut usize,
 ) -> pmix_status_t {
     // SAFETY: forwarded caller guarantee; NULLs are checked inside.
-    status_of(&unsafe { cvalue::value_unload(val, data, sz) })
+    status_of(&unsafe { cdata::value_unload(val, data, sz) })
 }
 
 /// `void PMIx_Value_destruct(pmix_value_t *val)`: frees with libc `free`
@@ -68,7 +68,7 @@ pub unsafe extern "C" fn PMIx_Value_unload(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Value_destruct(val: *mut pmix_value_t) {
     // SAFETY: forwarded caller guarantee.
-    unsafe { cvalue::value_destruct(val) }
+    unsafe { cdata::value_destruct(val) }
 }
 
 /// `pmix_status_t PMIx_Value_xfer(pmix_value_t *dest, const pmix_value_t
@@ -85,7 +85,7 @@ pub unsafe extern "C" fn PMIx_Value_xfer(
         return PMIX_ERR_BAD_PARAM;
     }
     // SAFETY: checked non-NULL and distinct; valid per caller.
-    status_of(&unsafe { cvalue::value_xfer(dest, src) })
+    status_of(&unsafe { cdata::value_xfer(dest, src) })
 }
 
 /// `pmix_value_cmp_t PMIx_Value_compare(pmix_value_t *v1, pmix_value_t
@@ -111,14 +111,14 @@ pub unsafe extern "C" fn PMIx_Value_compare(
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Data_array_destruct(d: *mut pmix_data_array_t) {
     // SAFETY: forwarded caller guarantee.
-    unsafe { cvalue::data_array_destruct(d) }
+    unsafe { cdata::data_array_destruct(d) }
 }
 
 /// Loads `info` from a key and a datum, as `PMIx_Info_load`.
 ///
 /// # Safety
 /// As [`PMIx_Info_load`], with `info` and `key` non-NULL.
-unsafe fn info_load(
+pub(crate) unsafe fn info_load(
     info: *mut pmix_info_t,
     key: *const c_char,
     data: *const c_void,
@@ -130,7 +130,7 @@ unsafe fn info_load(
     cmem::load_key(&mut info.key, unsafe { cmem::c_bytes(key) });
     info.flags = 0;
     // SAFETY: `info.value` is writable; `data` as required (caller).
-    status_of(&unsafe { cvalue::value_load(&mut info.value, data, type_) })
+    status_of(&unsafe { cdata::value_load(&mut info.value, data, type_) })
 }
 
 /// `pmix_status_t PMIx_Info_load(pmix_info_t *info, const char *key,
@@ -170,172 +170,7 @@ pub unsafe extern "C" fn PMIx_Info_xfer(
         return PMIX_ERR_BAD_PARAM;
     }
     // SAFETY: checked non-NULL and distinct; valid per caller.
-    status_of(&unsafe { cvalue::info_xfer(dest, src) })
-}
-
-/// The list behind the opaque `void*` of the `PMIx_Info_list_*` functions.
-/// Each entry owns its value in libc memory, except entries added by
-/// `PMIx_Info_list_insert`, which are marked persistent and borrow the
-/// caller's.
-#[derive(Debug, Default)]
-struct InfoList {
-    items: Vec<pmix_info_t>,
-}
-
-/// The list behind a handle.
-///
-/// # Safety
-/// `ptr` is NULL or a live handle from [`PMIx_Info_list_start`] not used
-/// concurrently.
-unsafe fn list<'a>(ptr: *mut c_void) -> Option<&'a mut InfoList> {
-    // SAFETY: a live handle is a leaked Box<InfoList> (caller guarantee).
-    unsafe { ptr.cast::<InfoList>().as_mut() }
-}
-
-/// `void* PMIx_Info_list_start(void)`: a new empty list, released with
-/// [`PMIx_Info_list_release`].
-#[no_mangle]
-pub extern "C" fn PMIx_Info_list_start() -> *mut c_void {
-    // The handle is opaque and released only by PMIx_Info_list_release, so
-    // Rust's allocator may own it.
-    Box::into_raw(Box::<InfoList>::default()).cast()
-}
-
-/// `pmix_status_t PMIx_Info_list_add(void *ptr, const char *key, const
-/// void *value, pmix_data_type_t type)`: appends a loaded info.
-///
-/// # Safety
-/// `ptr` is NULL or a live list handle; `key`/`value` as for
-/// [`PMIx_Info_load`].
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Info_list_add(
-    ptr: *mut c_void,
-    key: *const c_char,
-    value: *const c_void,
-    type_: pmix_data_type_t,
-) -> pmix_status_t {
-    // SAFETY: NULL or a live handle (caller guarantee).
-    let Some(list) = (unsafe { list(ptr) }) else {
-        return PMIX_ERR_BAD_PARAM;
-    };
-    if key.is_null() {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    let mut info = pmix_info_t::INIT;
-    // SAFETY: `info` is ours; `key`/`value` per caller guarantee.
-    let rc = unsafe { info_load(&mut info, key, value, type_) };
-    if rc == PMIX_SUCCESS {
-        list.items.push(info);
-    }
-    rc
-}
-
-/// `pmix_status_t PMIx_Info_list_insert(void *ptr, pmix_info_t *info)`:
-/// appends a shallow copy marked `PMIX_INFO_PERSISTENT`; the caller keeps
-/// ownership of the value, which must outlive the list's use.
-///
-/// # Safety
-/// `ptr` is NULL or a live list handle; `info` is NULL or valid.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Info_list_insert(
-    ptr: *mut c_void,
-    info: *mut pmix_info_t,
-) -> pmix_status_t {
-    // SAFETY: NULL or a live handle (caller guarantee).
-    let Some(list) = (unsafe { list(ptr) }) else {
-        return PMIX_ERR_BAD_PARAM;
-    };
-    if info.is_null() {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    // SAFETY: `info` is valid (caller guarantee); a bitwise copy.
-    let mut copy = unsafe { *info };
-    copy.flags |= PMIX_INFO_PERSISTENT;
-    list.items.push(copy);
-    PMIX_SUCCESS
-}
-
-/// `pmix_status_t PMIx_Info_list_xfer(void *ptr, const pmix_info_t *info)`:
-/// appends a deep copy.
-///
-/// # Safety
-/// `ptr` is NULL or a live list handle; `info` is NULL or valid.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Info_list_xfer(
-    ptr: *mut c_void,
-    info: *const pmix_info_t,
-) -> pmix_status_t {
-    // SAFETY: NULL or a live handle (caller guarantee).
-    let Some(list) = (unsafe { list(ptr) }) else {
-        return PMIX_ERR_BAD_PARAM;
-    };
-    if info.is_null() {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    let mut copy = pmix_info_t::INIT;
-    // SAFETY: `copy` is ours; `info` valid (caller guarantee).
-    let r = unsafe { cvalue::info_xfer(&mut copy, info) };
-    if r.is_ok() {
-        list.items.push(copy);
-    }
-    status_of(&r)
-}
-
-/// `pmix_status_t PMIx_Info_list_convert(void *ptr, pmix_data_array_t
-/// *par)`: a data array of `PMIX_INFO` holding deep copies of the entries
-/// (released with `PMIX_DATA_ARRAY_DESTRUCT`). An empty list is
-/// `PMIX_ERR_EMPTY` with `{PMIX_INFO, 0, NULL}`.
-///
-/// # Safety
-/// `ptr` is NULL or a live list handle; `par` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Info_list_convert(
-    ptr: *mut c_void,
-    par: *mut pmix_data_array_t,
-) -> pmix_status_t {
-    // SAFETY: NULL or a live handle (caller guarantee).
-    let Some(list) = (unsafe { list(ptr) }) else {
-        return PMIX_ERR_BAD_PARAM;
-    };
-    if par.is_null() {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    let n = list.items.len();
-    // SAFETY: the entries are `n` valid infos in one Vec.
-    let copied = unsafe { cvalue::array_copy(PMIX_INFO, list.items.as_ptr().cast(), n) };
-    let (array, rc) = match copied {
-        Ok(a) if n > 0 => (a, PMIX_SUCCESS),
-        Ok(_) => (ptr::null_mut(), PMIX_ERR_EMPTY),
-        Err(e) => (ptr::null_mut(), e.status().0),
-    };
-    // SAFETY: `par` is writable (caller guarantee).
-    unsafe {
-        *par = pmix_data_array_t {
-            type_: PMIX_INFO,
-            size: if array.is_null() { 0 } else { n },
-            array: array.cast(),
-        }
-    };
-    rc
-}
-
-/// `void PMIx_Info_list_release(void *ptr)`: releases the entries' values
-/// (not those of inserted, persistent entries) and the list.
-///
-/// # Safety
-/// `ptr` is NULL or a live list handle, not used afterwards.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Info_list_release(ptr: *mut c_void) {
-    if ptr.is_null() {
-        return;
-    }
-    // SAFETY: a live handle is a leaked Box<InfoList>, reclaimed once here.
-    let mut list = unsafe { Box::from_raw(ptr.cast::<InfoList>()) };
-    for info in &mut list.items {
-        // SAFETY: each entry is a valid info owning its value unless
-        // persistent, which info_destruct honours.
-        unsafe { cvalue::info_destruct(info) };
-    }
+    status_of(&unsafe { cdata::info_xfer(dest, src) })
 }
 
 /// `char* PMIx_Value_string(const pmix_value_t *value)`: malloc'd text.

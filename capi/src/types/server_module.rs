@@ -5,7 +5,7 @@
 
 use std::os::raw::{c_char, c_int, c_void};
 
-use crate::types::*;
+use super::*;
 
 /// `pmix_server_client_connected_fn_t`.
 pub type pmix_server_client_connected_fn_t = Option<
@@ -367,4 +367,16 @@ pub struct pmix_server_module_t {
     pub group: pmix_server_grp_fn_t,
     pub fabric: pmix_server_fabric_fn_t,
     pub client_connected2: pmix_server_client_connected2_fn_t,
+}
+
+// The 28 up-call slots, 8 bytes each, in the order of the C struct.
+c_layout! {
+    pmix_server_module_t (224, 8) {
+        client_connected: 0, client_finalized: 8, abort: 16, fence_nb: 24, direct_modex: 32,
+        publish: 40, lookup: 48, unpublish: 56, spawn: 64, connect: 72, disconnect: 80,
+        register_events: 88, deregister_events: 96, listener: 104, notify_event: 112,
+        query: 120, tool_connected: 128, log: 136, allocate: 144, job_control: 152,
+        monitor: 160, get_credential: 168, validate_credential: 176, iof_pull: 184,
+        push_stdin: 192, group: 200, fabric: 208, client_connected2: 216,
+    }
 }

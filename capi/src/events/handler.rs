@@ -1,0 +1,136 @@
+//! Calling a C event handler from the Rust chain.
+//!
+//! A C handler runs on the client's progress thread. It gets C copies of
+//! the event's source, infos and the results of the handlers before it,
+//! which stay valid until it calls the notification callback it is given
+//! ([`event_done`]); that callback converts the handler's results back,
+//! completes the event in the Rust chain, and then calls the handler's own
+//! `cbfunc` (on the callback thread) so it can release its results array.
+
+use std::os::raw::c_void;
+use std::ptr;
+use std::sync::Arc;
+
+use pmix_client::{Event, EventCompletion};
+use pmix_core::Status;
+
+use super::gate::Reg;
+use crate::cdata::array_free;
+use crate::convert::{infos_in_lossy, infos_out_lossy, proc_to_c};
+use crate::types::*;
+use crate::worker::{defer, CPtr};
+
+/// The id a failed registration reports: OpenPMIx's `UINT_MAX`. Never a
+/// real id, and not `SIZE_MAX`, which Open MPI reserves for "unset" (T7).
+pub(super) const NO_ID: usize = u32::MAX as usize;
+
+/// `pmix_notification_fn_t` without the `Option`.
+pub(super) type Notification = unsafe extern "C" fn(
+    usize,
+    pmix_status_t,
+    *const pmix_proc_t,
+    *mut pmix_info_t,
+    usize,
+    *mut pmix_info_t,
+    usize,
+    pmix_event_notification_cbfunc_fn_t,
+    *mut c_void,
+);
+
+/// What a C handler is given, kept alive until it calls [`event_done`].
+struct EvCtx {
+    source: Option<pmix_proc_t>,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    results: *mut pmix_info_t,
+    nresults: usize,
+    done: Option<EventCompletion>,
+}
+
+impl Drop for EvCtx {
+    fn drop(&mut self) {
+        // SAFETY: both arrays came from `infos_out_lossy` with these counts
+        // and are not used after the handler's completion.
+        unsafe {
+            array_free(PMIX_INFO, self.info.cast(), self.ninfo);
+            array_free(PMIX_INFO, self.results.cast(), self.nresults);
+        }
+    }
+}
+
+/// The Rust handler that calls the C one.
+pub(super) fn handler(
+    f: Notification,
+    reg: Arc<Reg>,
+) -> impl Fn(&Event<'_>, EventCompletion) + Send + Sync {
+    move |ev, done| {
+        if reg.wait_ready() {
+            deliver(f, ev, done);
+        }
+        // else: dropping `done` completes as PMIX_EVENT_NO_ACTION_TAKEN
+    }
+}
+
+fn deliver(f: Notification, ev: &Event<'_>, done: EventCompletion) {
+    let (info, ninfo) = infos_out_lossy(ev.info);
+    let (results, nresults) = infos_out_lossy(ev.results);
+    let ctx = Box::into_raw(Box::new(EvCtx {
+        source: ev.source.map(proc_to_c),
+        info,
+        ninfo,
+        results,
+        nresults,
+        done: Some(done),
+    }));
+    // SAFETY: `ctx` is live until `event_done` reclaims it; the source
+    // pointer points into it.
+    let source = unsafe { (*ctx).source.as_ref() }.map_or(ptr::null(), |p| p as *const _);
+    let id = usize::try_from(ev.registration.0).unwrap_or(NO_ID);
+    // SAFETY: the C handler's contract: the arrays and the source are valid
+    // until it calls `event_done` with `ctx` as notification_cbdata.
+    unsafe {
+        f(
+            id,
+            ev.status.0,
+            source,
+            info,
+            ninfo,
+            results,
+            nresults,
+            Some(event_done),
+            ctx.cast(),
+        )
+    };
+}
+
+/// The `pmix_event_notification_cbfunc_fn_t` handed to C handlers: the
+/// handler is done with `status` and returns `results` (copied here); the
+/// handler's `cbfunc(PMIX_SUCCESS, thiscbdata)` follows on the callback
+/// thread, after which it may release `results`.
+///
+/// # Safety
+/// `notification_cbdata` is the `cbdata` a handler was called with, used
+/// once; `results` is NULL or `nresults` valid infos.
+unsafe extern "C" fn event_done(
+    status_: pmix_status_t,
+    results: *mut pmix_info_t,
+    nresults: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    thiscbdata: *mut c_void,
+    notification_cbdata: *mut c_void,
+) {
+    if !notification_cbdata.is_null() {
+        // SAFETY: the box `deliver` leaked for this call, reclaimed once.
+        let mut ctx = unsafe { Box::from_raw(notification_cbdata.cast::<EvCtx>()) };
+        // SAFETY: NULL or `nresults` valid infos (caller guarantee).
+        let res = unsafe { infos_in_lossy(results, nresults) };
+        if let Some(d) = ctx.done.take() {
+            d.done(Status(status_), res);
+        }
+    }
+    if let Some(cb) = cbfunc {
+        let data = CPtr::new(thiscbdata);
+        // SAFETY: the handler's release callback with its own data.
+        defer(move || unsafe { cb(PMIX_SUCCESS, data.get()) });
+    }
+}
