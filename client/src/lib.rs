@@ -67,18 +67,19 @@ pub struct ClientConfig {
     /// for a process launched by the server ([`ClientConfig::from_env`],
     /// `PMIXRS_ON_LOST_SERVER`), `Continue` otherwise.
     pub on_lost_server: LostServer,
+    /// The secret `setup_fork` gave this process (`PMIXRS_CLIENT_SECRET`):
+    /// the server refuses a hello for a registered rank without it.
+    pub secret: Option<String>,
 }
 
-fn env_var(name: &str) -> Result<String> {
-    std::env::var(name).map_err(|_| {
-        Error::with_context(
-            Status::ERR_NOT_SUPPORTED,
-            format!(
-                "{name} is not set: this process was not started by a pmix-rs server \
-                 (singleton mode is not supported)"
-            ),
-        )
-    })
+fn missing(name: &str) -> Error {
+    Error::with_context(
+        Status::ERR_NOT_SUPPORTED,
+        format!(
+            "{name} is not set: this process was not started by a pmix-rs server \
+             (singleton mode is not supported)"
+        ),
+    )
 }
 
 impl ClientConfig {
@@ -90,31 +91,52 @@ impl ClientConfig {
     /// `PMIX_ERR_NOT_SUPPORTED` when the variables are missing (no
     /// singleton mode), `PMIX_ERR_BAD_PARAM` for malformed values.
     pub fn from_env() -> Result<Self> {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// As [`from_env`](Self::from_env), from the pairs `setup_fork`
+    /// returned (a client in the host's own process, a test); the
+    /// lost-server policy is then `Continue` unless the pairs set it.
+    ///
+    /// # Errors
+    /// As [`from_env`](Self::from_env).
+    pub fn from_setup_fork(vars: &[(String, String)]) -> Result<Self> {
+        let mut cfg =
+            Self::from_vars(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))?;
+        if !vars.iter().any(|(k, _)| k == ON_LOST_SERVER_ENV) {
+            cfg.on_lost_server = LostServer::Continue;
+        }
+        Ok(cfg)
+    }
+
+    fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self> {
         let bad = |what: &str| Error::bad_param(what.to_owned());
-        let nspace = env_var(proto::env::NAMESPACE)?;
-        let rank: u32 = env_var(proto::env::RANK)?
+        let need = |name: &str| var(name).ok_or_else(|| missing(name));
+        let nspace = need(proto::env::NAMESPACE)?;
+        let rank: u32 = need(proto::env::RANK)?
             .parse()
             .map_err(|_| bad("PMIX_RANK is not a number"))?;
-        let socket = PathBuf::from(env_var(proto::env::SERVER_SOCKET)?);
+        let socket = PathBuf::from(need(proto::env::SERVER_SOCKET)?);
         let mut cfg = ClientConfig::new(Proc::new(nspace, Rank(rank))?, socket);
-        if let Ok(v) = std::env::var(proto::env::PROTOCOL_MAX) {
+        if let Some(v) = var(proto::env::PROTOCOL_MAX) {
             cfg.max_version = v.parse().map_err(|_| bad("bad PMIXRS_PROTOCOL_MAX"))?;
             cfg.min_version = cfg.min_version.min(cfg.max_version);
         }
-        if let Ok(v) = std::env::var(proto::env::CAPS) {
+        if let Some(v) = var(proto::env::CAPS) {
             let parsed = match v.strip_prefix("0x") {
                 Some(h) => u64::from_str_radix(h, 16),
                 None => v.parse(),
             };
             cfg.caps = parsed.map_err(|_| bad("bad PMIXRS_CAPS"))?;
         }
-        if let Ok(v) = std::env::var(proto::env::PROGRESS_SPIN_US) {
+        if let Some(v) = var(proto::env::PROGRESS_SPIN_US) {
             let us: u64 = v.parse().map_err(|_| bad("bad PMIXRS_PROGRESS_SPIN_US"))?;
             cfg.progress_spin = Duration::from_micros(us);
         }
-        cfg.on_lost_server = match std::env::var(ON_LOST_SERVER_ENV) {
-            Ok(v) => LostServer::parse(&v)?,
-            Err(_) => LostServer::Terminate,
+        cfg.secret = var(proto::env::CLIENT_SECRET);
+        cfg.on_lost_server = match var(ON_LOST_SERVER_ENV) {
+            Some(v) => LostServer::parse(&v)?,
+            None => LostServer::Terminate,
         };
         Ok(cfg)
     }
@@ -130,6 +152,7 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(10),
             progress_spin: Duration::from_micros(2),
             on_lost_server: LostServer::Continue,
+            secret: None,
         }
     }
 }
@@ -258,6 +281,7 @@ impl Client {
             caps: cfg.caps,
             proc: cfg.proc.clone(),
             pid: std::process::id(),
+            secret: cfg.secret.clone(),
         };
         let hs = conn::connect(&cfg.socket, &hello, cfg.connect_timeout)?;
         let w = hs.welcome;

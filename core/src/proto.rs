@@ -137,6 +137,9 @@ pub mod env {
     pub const HOSTNAME: &str = "PMIX_HOSTNAME";
     /// The library version string.
     pub const VERSION: &str = "PMIX_VERSION";
+    /// The client's own secret, made by the server at registration and
+    /// handed out by `setup_fork`: its hello must present it.
+    pub const CLIENT_SECRET: &str = "PMIXRS_CLIENT_SECRET";
     /// Newest protocol version a client announces (tests of older clients).
     pub const PROTOCOL_MAX: &str = "PMIXRS_PROTOCOL_MAX";
     /// Capability mask a client announces (tests of older clients).
@@ -220,6 +223,12 @@ pub struct Hello {
     /// The client's pid as it sees it (informational; the server trusts
     /// `SO_PEERCRED`).
     pub pid: u32,
+    /// The secret `setup_fork` gave this client ([`env::CLIENT_SECRET`]):
+    /// the proof that the process is the one the server's host launched
+    /// as `proc`, not another process of the same user. Encoded after
+    /// `pid` only when present, so a hello without one is what older
+    /// clients sent.
+    pub secret: Option<String>,
 }
 
 impl Hello {
@@ -232,6 +241,9 @@ impl Hello {
         e.put_u64(self.caps);
         e.put_proc(&self.proc);
         e.put_u32(self.pid);
+        if let Some(secret) = &self.secret {
+            e.put_str(secret);
+        }
         e.finish()
     }
 
@@ -259,6 +271,11 @@ impl Hello {
         let caps = d.get_u64()?;
         let proc = d.get_proc()?;
         let pid = d.get_u32()?;
+        let secret = if d.remaining() > 0 {
+            Some(d.get_str()?.to_owned())
+        } else {
+            None
+        };
         d.expect_end()?;
         Ok(Hello {
             min_version,
@@ -266,6 +283,7 @@ impl Hello {
             caps,
             proc,
             pid,
+            secret,
         })
     }
 }
@@ -798,8 +816,14 @@ mod tests {
             caps: caps::ALL,
             proc: p("job", 3),
             pid: 42,
+            secret: None,
         };
         assert_eq!(Hello::decode(&h.encode()).unwrap(), h);
+        let with_secret = Hello {
+            secret: Some("0123abcd".into()),
+            ..h.clone()
+        };
+        assert_eq!(Hello::decode(&with_secret.encode()).unwrap(), with_secret);
         let mut bad = h.encode();
         bad[0] = b'X';
         assert_eq!(

@@ -468,6 +468,9 @@ fn spawn_all(
             }
         };
         let pid = child.id();
+        // Only this process (or one it starts, such as the program a
+        // wrapper script runs) may connect as this rank.
+        let _ = setup.server.set_client_pid(proc, pid);
         if sup.pgid.is_none() {
             sup.pgid = Some(pid);
             if let Some(w) = watchdog.as_deref_mut() {

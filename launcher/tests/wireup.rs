@@ -262,7 +262,10 @@ fn wrong_credentials_are_refused_and_others_still_served() {
     s.write_all(&b"PMXF"[..]).unwrap();
     drop(s);
     // The server still serves a good client.
-    let c = Client::connect(&ClientConfig::new(good.clone(), path)).unwrap();
+    let c = Client::connect(
+        &ClientConfig::from_setup_fork(&server.setup_fork(&good).unwrap()).unwrap(),
+    )
+    .unwrap();
     let size = c
         .get(
             &Proc::from_parts(ns, Rank::WILDCARD),

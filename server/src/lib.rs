@@ -54,6 +54,7 @@ mod link;
 mod listener;
 mod ops;
 mod registry;
+mod secret;
 mod timer;
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
@@ -237,6 +238,27 @@ impl Server {
         registration::register_client(&self.inner, proc, uid, gid)
     }
 
+    /// Tells the server the pid of the process launched as `proc` (a host
+    /// that forks its clients knows it; `pmixrun` does). A connection for
+    /// `proc` from a process that is neither that one nor one it started
+    /// (the program a wrapper script runs) is then refused, even with the
+    /// right secret. A host that does not know the pid need not call it.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for a proc that is not registered.
+    pub fn set_client_pid(&self, proc: &Proc, pid: u32) -> Result<()> {
+        match self.inner.state.lock().registry.clients.get_mut(proc) {
+            Some(c) => {
+                c.pid = Some(pid);
+                Ok(())
+            }
+            None => Err(Error::with_context(
+                Status::ERR_NOT_FOUND,
+                format!("set_client_pid: {proc:?} is not registered"),
+            )),
+        }
+    }
+
     /// Forgets a client (after it exited); its slot becomes free.
     ///
     /// # Errors
@@ -250,14 +272,18 @@ impl Server {
     /// # Errors
     /// `PMIX_ERR_NOT_FOUND` for a proc that is not registered.
     pub fn setup_fork(&self, proc: &Proc) -> Result<Vec<(String, String)>> {
-        if !self.inner.state.lock().registry.clients.contains_key(proc) {
-            return Err(Error::with_context(
-                Status::ERR_NOT_FOUND,
-                format!("setup_fork: {proc:?} is not registered"),
-            ));
-        }
+        let secret = match self.inner.state.lock().registry.clients.get(proc) {
+            Some(c) => c.secret.clone(),
+            None => {
+                return Err(Error::with_context(
+                    Status::ERR_NOT_FOUND,
+                    format!("setup_fork: {proc:?} is not registered"),
+                ))
+            }
+        };
         let me = &self.inner.me;
         Ok(vec![
+            (proto::env::CLIENT_SECRET.into(), secret),
             (proto::env::NAMESPACE.into(), proc.nspace.as_str().into()),
             (proto::env::RANK.into(), proc.rank.0.to_string()),
             (

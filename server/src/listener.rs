@@ -153,8 +153,9 @@ fn handshake(
         )
     })?;
     let agreed_caps = hello.caps & inner.cfg.caps & caps::for_version(version);
+    let secret = hello.secret.unwrap_or_default();
     let proc = hello.proc;
-    let slot = registered_slot(inner, &proc, &cred)?;
+    let slot = registered_slot(inner, &proc, &cred, &secret)?;
     host_accepts(inner, &proc)?;
     let writer = stream.try_clone().map_err(|_| Refusal::Gone)?;
     let link = Arc::new(Link::new(proc, version, agreed_caps, writer));
@@ -202,29 +203,56 @@ fn read_hello(
 }
 
 /// The client slot of `proc`, a registered client of `cred`'s uid/gid
-/// that never connected before.
+/// that never connected before, presenting its own secret and, when the
+/// host told the server the pid it launched, coming from that pid.
 fn registered_slot(
     inner: &Inner,
     proc: &Proc,
     cred: &PeerCred,
+    secret: &str,
 ) -> std::result::Result<u32, Refusal> {
     let st = inner.state.lock();
+    let pid = cred.pid;
     match st.registry.clients.get(proc) {
         None => Err(refusal(
             Status::ERR_NOT_FOUND,
-            format!("{proc:?} is not a registered client (pid {})", cred.pid),
+            format!("{proc:?} is not a registered client (pid {pid})"),
         )),
         Some(c) if c.uid != cred.uid || c.gid != cred.gid => Err(refusal(
             Status::ERR_INVALID_CRED,
             format!(
-                "{proc:?}: peer uid/gid {}/{} do not match the registered {}/{}",
+                "{proc:?}: peer uid/gid {}/{} do not match the registered {}/{} \
+                 (pid {pid}): the server's socket belongs to another user",
                 cred.uid, cred.gid, c.uid, c.gid
             ),
         )),
-        Some(c) if c.link.is_some() || c.finalized || c.dead => Err(refusal(
-            Status::ERR_NO_PERMISSIONS,
-            format!("{proc:?} already connected once"),
+        Some(c) if !crate::secret::matches(&c.secret, secret) => Err(refusal(
+            Status::ERR_INVALID_CRED,
+            format!(
+                "pid {pid} claims to be {proc:?} without its client secret \
+                 ({}): it is not the process the host launched as that rank",
+                if secret.is_empty() {
+                    "PMIXRS_CLIENT_SECRET not presented"
+                } else {
+                    "a different PMIXRS_CLIENT_SECRET"
+                }
+            ),
         )),
+        Some(c) if c.pid.is_some_and(|p| !crate::secret::descends_from(pid, p)) => Err(refusal(
+            Status::ERR_INVALID_CRED,
+            format!(
+                "pid {pid} claims to be {proc:?}, which the host launched as pid {} \
+                 (and pid {pid} is not that process or one it started)",
+                c.pid.unwrap_or(0)
+            ),
+        )),
+        Some(c) if c.link.is_some() || c.finalized || c.dead => {
+            let holder = inner.barriers.peer(c.slot).map_or(0, |p| p.pid());
+            Err(refusal(
+                Status::ERR_NO_PERMISSIONS,
+                format!("pid {pid}: {proc:?} already connected once (pid {holder})"),
+            ))
+        }
         Some(c) => Ok(c.slot),
     }
 }

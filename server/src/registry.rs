@@ -30,6 +30,11 @@ pub(crate) struct ClientRec {
     pub(crate) uid: u32,
     pub(crate) gid: u32,
     pub(crate) slot: u32,
+    /// What its hello must present (`secret.rs`).
+    pub(crate) secret: String,
+    /// Its pid, when the host told it (`Server::set_client_pid`): the
+    /// socket's peer must then be that process.
+    pub(crate) pid: Option<u32>,
     /// The live connection, once the handshake succeeded.
     pub(crate) link: Option<Arc<Link>>,
     pub(crate) finalized: bool,
@@ -192,6 +197,8 @@ impl Registry {
             uid: 0,
             gid: 0,
             slot,
+            secret: String::new(),
+            pid: None,
             link: None,
             finalized: false,
             dead: false,

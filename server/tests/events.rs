@@ -206,6 +206,12 @@ impl RawClient {
             caps: caps::ALL,
             proc: proc.clone(),
             pid: std::process::id(),
+            secret: server
+                .setup_fork(proc)
+                .unwrap()
+                .into_iter()
+                .find(|(k, _)| k == proto::env::CLIENT_SECRET)
+                .map(|(_, v)| v),
         };
         let f = frame::encode_frame(hello.max_version, msg::HELLO, 0, &hello.encode()).unwrap();
         stream.write_all(&f).unwrap();

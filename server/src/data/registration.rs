@@ -195,6 +195,7 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
             proc.rank
         )));
     }
+    let secret = crate::secret::new_secret()?;
     let slot = {
         let mut st = inner.state.lock();
         if st.registry.clients.contains_key(proc) {
@@ -215,6 +216,8 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
                 uid,
                 gid,
                 slot,
+                secret,
+                pid: None,
                 link: None,
                 finalized: false,
                 dead: false,
