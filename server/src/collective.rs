@@ -142,6 +142,9 @@ pub(crate) enum Refusal {
     Twice,
     /// This participant is gone, and departures fail the operation.
     Departed(Proc),
+    /// The contributor already takes part in this many pending episodes
+    /// (the per-client limit, [`Collectives::with_limit`]).
+    TooMany(usize),
 }
 
 /// What became of a contribution.
@@ -229,20 +232,50 @@ pub(crate) struct Collectives<W> {
     /// Episodes the host completes, by id.
     with_host: BTreeMap<u64, Episode<W>>,
     next_id: u64,
+    /// Most pending episodes one contributor may take part in.
+    limit: usize,
 }
 
 impl<W> Default for Collectives<W> {
     fn default() -> Self {
+        Collectives::with_limit(usize::MAX)
+    }
+}
+
+impl<W> Collectives<W> {
+    /// A tracker refusing a contribution that would open an episode when
+    /// its contributor already takes part in `limit` pending ones
+    /// ([`Collectives::pending_of`]).
+    pub(crate) fn with_limit(limit: usize) -> Self {
         Collectives {
             open: BTreeMap::new(),
             behind: BTreeMap::new(),
             with_host: BTreeMap::new(),
             next_id: 0,
+            limit,
         }
     }
-}
 
-impl<W> Collectives<W> {
+    /// Everything tracked: open episodes, episodes with the host, and
+    /// participant sets out of step. 0 once every episode ended and every
+    /// set is in step again (or lost a participant).
+    pub(crate) fn tracked(&self) -> usize {
+        self.open.len() + self.with_host.len() + self.behind.len()
+    }
+
+    /// How much `who` holds: the open episodes and those with the host it
+    /// contributed to, and the sets out of step whose episodes it entered.
+    pub(crate) fn pending_of(&self, who: &Proc) -> usize {
+        let in_ep = |ep: &Episode<W>| ep.contributed.iter().any(|(p, _)| p == who);
+        self.open.values().filter(|ep| in_ep(ep)).count()
+            + self.with_host.values().filter(|ep| in_ep(ep)).count()
+            + self
+                .behind
+                .values()
+                .filter(|h| h.entered.get(who).is_some_and(|n| *n > 0))
+                .count()
+    }
+
     /// `who` contributes to `key`, answered through `waiter`, willing to
     /// wait until `deadline`. `open` is asked for the episode's
     /// [`Opening`] when no episode of `key` is open.
@@ -262,31 +295,43 @@ impl<W> Collectives<W> {
                 return Contributed::Refused(waiter, Refusal::Late);
             }
         }
-        let ep = match self.open.entry(key) {
-            MapEntry::Occupied(e) => e.into_mut(),
-            MapEntry::Vacant(e) => {
-                let o = open(e.key());
-                if o.departure_fails {
-                    if let Some(gone) = o.departed.first() {
-                        return Contributed::Refused(waiter, Refusal::Departed(gone.clone()));
-                    }
-                }
-                let id = self.next_id;
-                self.next_id += 1;
-                let key = e.key().clone();
-                let departed = o.departed.intersection(&o.expected).cloned().collect();
-                e.insert(Episode {
-                    key,
-                    id,
-                    expected: o.expected,
-                    departed,
-                    contributed: Vec::new(),
-                    directives: o.directives,
-                    remote: o.remote,
-                    deadline: None,
-                    departure_fails: o.departure_fails,
-                })
+        if !self.open.contains_key(&key) {
+            let o = open(&key);
+            // Nothing is stored for a contribution refused here.
+            if !o.expected.contains(&who) {
+                return Contributed::Refused(waiter, Refusal::NotParticipant);
             }
+            if o.departure_fails {
+                if let Some(gone) = o.departed.first() {
+                    return Contributed::Refused(waiter, Refusal::Departed(gone.clone()));
+                }
+            }
+            if self.limit != usize::MAX {
+                // Counted only when opening: joining an open episode stores
+                // one waiter, at most once per episode.
+                let held = self.pending_of(&who);
+                if held >= self.limit {
+                    return Contributed::Refused(waiter, Refusal::TooMany(held));
+                }
+            }
+            let id = self.next_id;
+            self.next_id += 1;
+            let departed = o.departed.intersection(&o.expected).cloned().collect();
+            let ep = Episode {
+                key: key.clone(),
+                id,
+                expected: o.expected,
+                departed,
+                contributed: Vec::new(),
+                directives: o.directives,
+                remote: o.remote,
+                deadline: None,
+                departure_fails: o.departure_fails,
+            };
+            self.open.insert(key.clone(), ep);
+        }
+        let Some(ep) = self.open.get_mut(&key) else {
+            unreachable!("opened above")
         };
         if !ep.expected.contains(&who) {
             return Contributed::Refused(waiter, Refusal::NotParticipant);

@@ -44,6 +44,18 @@ pub struct ServerConfig {
     /// Longest the server waits for room in a connected client's event
     /// ring before it gives that record up (default 1 s).
     pub event_push_timeout: Duration,
+    /// Most operations one client may have pending in the server at once,
+    /// each kind counted apart: fence episodes it takes part in, `get`s
+    /// held for a commit, lookups and other requests the host has not
+    /// answered yet (default 256). Beyond it a request is answered
+    /// `PMIX_ERR_OUT_OF_RESOURCE`.
+    pub max_pending_per_client: usize,
+    /// Most connections in their handshake at once (default 64). A
+    /// connection beyond it is closed at once (logged).
+    pub max_handshakes: usize,
+    /// How long a new connection may take to complete its handshake, from
+    /// its accept (default 10 s); not restarted by each byte received.
+    pub handshake_timeout: Duration,
 }
 
 impl ServerConfig {
@@ -64,6 +76,9 @@ impl ServerConfig {
             event_ring_cells: 1024,
             event_cache_size: 512,
             event_push_timeout: Duration::from_secs(1),
+            max_pending_per_client: 256,
+            max_handshakes: 64,
+            handshake_timeout: Duration::from_secs(10),
         }
     }
 }

@@ -19,10 +19,12 @@ use pmix_shm::segment::Segment;
 use pmix_shm::store::{StoreReader, StoreWriter};
 use pmix_shm::sync::AtomicBool;
 
+use crate::admission::Admission;
 use crate::collective::Collectives;
 use crate::config::ServerConfig;
 use crate::data::commits::Commits;
 use crate::host::Host;
+use crate::inflight::InFlight;
 use crate::link::ReplyTo;
 use crate::ops::event::interest::Interests;
 use crate::ops::event::store::EventStore;
@@ -50,6 +52,10 @@ pub(crate) struct Inner {
     /// Held `get`s and direct-modex requests, departed clients' cards.
     pub(crate) commits: Commits,
     pub(crate) stopping: AtomicBool,
+    /// Each client's requests the host has not answered yet.
+    pub(crate) inflight: InFlight,
+    /// The connections in their handshake, and their limit.
+    pub(crate) admission: Admission,
     pub(crate) dir: PathBuf,
     pub(crate) socket_path: PathBuf,
 }
@@ -115,7 +121,7 @@ impl State {
     pub(crate) fn new(cfg: &ServerConfig) -> Self {
         State {
             registry: Registry::new(cfg.max_clients, cfg.max_nspaces),
-            collectives: Collectives::default(),
+            collectives: Collectives::with_limit(cfg.max_pending_per_client),
             timer: Timer::default(),
             modex_readers: HashMap::new(),
             events: EventStore::new(cfg.event_cache_size),

@@ -41,12 +41,14 @@
 //! | `registry.rs`, `collective.rs`, `ops/event/{store,interest}.rs`, `data/{card,commits}.rs`, `timer.rs` | pure state: registry, collective tracker, event cache, interest, held requests, timer | link |
 //! | `link.rs`, `config.rs`, `directives.rs`, `host.rs`, `jobdir.rs`, `jobinfo.rs` | leaves | nothing of the crate |
 
+mod admission;
 mod collective;
 mod config;
 mod data;
 mod directives;
 mod dispatch;
 pub mod host;
+mod inflight;
 mod inner;
 pub mod jobdir;
 pub mod jobinfo;
@@ -176,6 +178,8 @@ impl Server {
             state: Mutex::new(State::new(&cfg)),
             internal: Mutex::new(Vec::new()),
             commits: data::commits::Commits::default(),
+            admission: admission::Admission::new(cfg.max_handshakes),
+            inflight: inflight::InFlight::new(cfg.max_pending_per_client),
             cfg,
             me,
             host,
@@ -408,6 +412,27 @@ impl Server {
     #[doc(hidden)]
     pub fn slot_of(&self, proc: &Proc) -> Option<u32> {
         self.inner.state.lock().registry.slot_of(proc)
+    }
+
+    /// What the server tracks of fences now: open episodes, episodes the
+    /// host completes, participant sets out of step (probes of the
+    /// server's bounds).
+    #[doc(hidden)]
+    pub fn tracked_collectives(&self) -> usize {
+        self.inner.state.lock().collectives.tracked()
+    }
+
+    /// Requests held in the server: `get`s waiting for a commit, and
+    /// requests the host has not answered yet.
+    #[doc(hidden)]
+    pub fn held_requests(&self) -> usize {
+        self.inner.commits.held() + self.inner.inflight.total()
+    }
+
+    /// Connections in their handshake now.
+    #[doc(hidden)]
+    pub fn connections_in_handshake(&self) -> usize {
+        self.inner.admission.in_handshake()
     }
 
     /// Whether `proc` has connected and not yet finalized or dropped.

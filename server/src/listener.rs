@@ -10,7 +10,7 @@ use std::io::Write;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pmix_core::codec::frame::{self, Frame, FrameReader};
 use pmix_core::proto::{self, caps, msg, peer_state, Hello, Welcome};
@@ -18,6 +18,7 @@ use pmix_core::{Error, Proc, Result, Status};
 use pmix_shm::fdpass::{self, PeerCred};
 use pmix_shm::sync::Ordering;
 
+use crate::admission::{read_first_frame, Admitted};
 use crate::dispatch::dispatch;
 use crate::inner::Inner;
 use crate::link::Link;
@@ -25,8 +26,6 @@ use crate::ops::event::host_calls::drive_host_calls;
 use crate::ops::event::replay::connected;
 use crate::ops::fence;
 
-/// How long a new connection may take to send its [`Hello`].
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long the server waits for the host's `client_connected` answer.
 const HOST_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -54,10 +53,24 @@ pub(crate) fn spawn_listener(inner: Arc<Inner>, listener: UnixListener) -> Resul
                     break;
                 }
                 let Ok(stream) = stream else { continue };
+                let accepted = Instant::now();
+                // Before its handshake a connection holds a thread: their
+                // number is bounded; one beyond is closed at once.
+                let admitted = match inner.admission.admit() {
+                    Ok(a) => a,
+                    Err(n) => {
+                        inner.log(format_args!(
+                            "closed a new connection: {n} connections are in their handshake \
+                             already (the limit, ServerConfig::max_handshakes)"
+                        ));
+                        drop(stream);
+                        continue;
+                    }
+                };
                 let inner = Arc::clone(&inner);
                 let _ = std::thread::Builder::new()
                     .name("pmix-srv-conn".into())
-                    .spawn(move || serve(&inner, stream));
+                    .spawn(move || serve(&inner, stream, admitted, accepted));
             }
         })
         .map_err(|e| Error::with_context(Status::ERR_INIT, format!("listener thread: {e}")))
@@ -83,13 +96,15 @@ fn read_frame(stream: &mut UnixStream, reader: &mut FrameReader) -> Result<Optio
     fdpass::read_frame(stream, reader, Status::ERR_LOST_CONNECTION)
 }
 
-fn serve(inner: &Arc<Inner>, mut stream: UnixStream) {
+fn serve(inner: &Arc<Inner>, mut stream: UnixStream, admitted: Admitted, accepted: Instant) {
     // ORDERING: Relaxed — see `spawn_listener`.
     if inner.stopping.load(Ordering::Relaxed) {
         return;
     }
     let mut reader = FrameReader::new();
-    let link = match handshake(inner, &mut stream, &mut reader) {
+    let shaken = handshake(inner, &mut stream, accepted);
+    drop(admitted);
+    let link = match shaken {
         Ok(link) => link,
         Err(r) => return refuse(inner, &mut stream, r),
     };
@@ -126,10 +141,9 @@ fn refuse(inner: &Inner, stream: &mut UnixStream, r: Refusal) {
 fn handshake(
     inner: &Arc<Inner>,
     stream: &mut UnixStream,
-    reader: &mut FrameReader,
+    accepted: Instant,
 ) -> std::result::Result<Arc<Link>, Refusal> {
-    let _ = stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT));
-    let hello = read_hello(stream, reader)?;
+    let hello = read_hello(stream, accepted, inner.cfg.handshake_timeout)?;
     let cred = fdpass::peer_credentials(stream).map_err(|e| {
         refusal(
             Status::ERR_INVALID_CRED,
@@ -183,13 +197,15 @@ fn handshake(
     Ok(link)
 }
 
-/// The peer's `HELLO`.
+/// The peer's `HELLO`, within `span` of the accept and at most
+/// `admission::MAX_HELLO_BODY` bytes.
 fn read_hello(
     stream: &mut UnixStream,
-    reader: &mut FrameReader,
+    accepted: Instant,
+    span: Duration,
 ) -> std::result::Result<Hello, Refusal> {
     let bad = |why: String| refusal(Status::ERR_HANDSHAKE_FAILED, why);
-    match read_frame(stream, reader) {
+    match read_first_frame(stream, accepted, span) {
         Ok(Some(f)) if f.header.msg_type == msg::HELLO => {
             Hello::decode(&f.body).map_err(|e| bad(format!("malformed hello: {e}")))
         }
@@ -198,6 +214,7 @@ fn read_hello(
             f.header.msg_type
         ))),
         Ok(None) => Err(Refusal::Gone),
+        Err(e) if e.status() == Status::ERR_TIMEOUT => Err(refusal(e.status(), e.to_string())),
         Err(e) => Err(bad(format!("bad handshake: {e}"))),
     }
 }

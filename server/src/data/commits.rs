@@ -32,10 +32,15 @@ pub(crate) enum Outcome {
     TimedOut,
     /// The server stopped.
     Stopped,
+    /// The requester already has this many requests held (the per-client
+    /// limit): this one was not held.
+    TooMany(usize),
 }
 
 /// A request waiting for a local proc's commit.
 pub(crate) struct Hold {
+    /// The client that asked (`None`: the host, for another node).
+    pub(crate) by: Option<Proc>,
     pub(crate) proc: Proc,
     pub(crate) want: Want,
     pub(crate) deadline: Option<Instant>,
@@ -83,10 +88,23 @@ impl Commits {
     }
 
     /// Holds `h`; `true` when no poller runs yet (the caller starts one).
-    pub(crate) fn hold(&self, h: Hold) -> bool {
+    /// A client's request is given back, with the count, when `limit` of
+    /// that client's requests are held already.
+    pub(crate) fn hold(&self, h: Hold, limit: usize) -> Result<bool, (Hold, usize)> {
         let mut b = self.book.lock();
+        if let Some(by) = &h.by {
+            let held = b.holds.iter().filter(|x| x.by.as_ref() == Some(by)).count();
+            if held >= limit {
+                return Err((h, held));
+            }
+        }
         b.holds.push(h);
-        !std::mem::replace(&mut b.poller, true)
+        Ok(!std::mem::replace(&mut b.poller, true))
+    }
+
+    /// Requests held now.
+    pub(crate) fn held(&self) -> usize {
+        self.book.lock().holds.len()
     }
 
     /// Every held request, for the poller to check.

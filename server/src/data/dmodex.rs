@@ -53,6 +53,7 @@ fn check(inner: &Inner, proc: &Proc, want: &Want) -> Option<Outcome> {
 /// Answers `done` now when it can (or must: `wait == false`), else holds it.
 fn answer_or_hold(
     inner: &Arc<Inner>,
+    by: Option<Proc>,
     proc: Proc,
     want: Want,
     wait: bool,
@@ -65,12 +66,20 @@ fn answer_or_hold(
     if let Some(out) = check(inner, &proc, &want) {
         return done(out);
     }
-    let start = inner.commits.hold(Hold {
-        proc,
-        want,
-        deadline,
-        done,
-    });
+    let held = inner.commits.hold(
+        Hold {
+            by,
+            proc,
+            want,
+            deadline,
+            done,
+        },
+        inner.cfg.max_pending_per_client,
+    );
+    let start = match held {
+        Ok(start) => start,
+        Err((h, n)) => return (h.done)(Outcome::TooMany(n)),
+    };
     if start {
         let i = Arc::clone(inner);
         let spawned = std::thread::Builder::new()
@@ -128,6 +137,13 @@ fn outcome_error(out: Outcome, proc: &Proc, what: &str) -> Error {
             Status::ERR_UNREACH,
             format!("{what} of {proc:?}: the server stopped"),
         ),
+        Outcome::TooMany(n) => Error::with_context(
+            Status::ERR_OUT_OF_RESOURCE,
+            format!(
+                "{what} of {proc:?}: this client already has {n} requests held for a commit, \
+                 the server's limit per client (ServerConfig::max_pending_per_client)"
+            ),
+        ),
         Outcome::NotLocal | Outcome::Card(_) => Error::with_context(
             Status::ERR_NOT_FOUND,
             format!("{what}: {proc:?} is not a client of this server"),
@@ -145,6 +161,7 @@ pub(crate) fn request(inner: &Arc<Inner>, proc: &Proc, info: &[Info], done: Comp
     let p = proc.clone();
     answer_or_hold(
         inner,
+        None,
         proc.clone(),
         want,
         wait,
@@ -201,6 +218,7 @@ pub(crate) fn get(inner: &Arc<Inner>, to: ReplyTo, proc: Proc, key: String, info
         let (p, k) = (proc.clone(), key.clone());
         return answer_or_hold(
             inner,
+            Some(to.proc().clone()),
             proc,
             Want::Key(key),
             !no_wait,
@@ -235,12 +253,17 @@ pub(crate) fn get(inner: &Arc<Inner>, to: ReplyTo, proc: Proc, key: String, info
     if let Ok(k) = Info::new(attrs::REQUIRED_KEY, Value::String(key.clone())) {
         dinfo.push(k);
     }
+    let t = match inner.inflight.take(to.proc(), "get") {
+        Ok(t) => t,
+        Err(e) => return send_get(&to, Err(e)),
+    };
     let i = Arc::clone(inner);
     let p = proc.clone();
     inner.host.direct_modex(
         &proc,
         &dinfo,
         Box::new(move |r| {
+            drop(t);
             let r = r
                 .and_then(|bytes| import_blobs(&i, &bytes))
                 .and_then(|()| job_value(&i, &p, &key).ok_or_else(|| not_found(&key, &p, "")));

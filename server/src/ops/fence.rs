@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use pmix_core::proto::{canonical_procs, Reply};
-use pmix_core::{attrs, Error, Info, Proc, Status};
+use pmix_core::{attrs, Error, Info, Proc, Rank, Status};
 
 use crate::collective::{Contributed, Due, Ended, Episode, Key, Kind, Opening, Refusal};
 use crate::data::job::import_blobs;
@@ -34,6 +34,7 @@ use crate::data::modex::node_blob;
 use crate::directives;
 use crate::inner::Inner;
 use crate::link::ReplyTo;
+use crate::registry::Registry;
 use crate::timer::Timer;
 
 /// A `FENCE` request over `procs`, answered to `to`.
@@ -52,6 +53,10 @@ pub(crate) fn arrive(inner: &Arc<Inner>, to: ReplyTo, procs: Vec<Proc>, info: Ve
         let mut guard = inner.state.lock();
         let st = &mut *guard;
         let registry = &st.registry;
+        if let Err(e) = check_participants(registry, &key.procs) {
+            drop(guard);
+            return to.send(&Reply::error(&e));
+        }
         let step = st
             .collectives
             .contribute(key, to.proc().clone(), to, deadline, |key| {
@@ -76,6 +81,32 @@ pub(crate) fn arrive(inner: &Arc<Inner>, to: ReplyTo, procs: Vec<Proc>, info: Ve
     }
 }
 
+/// A participant list that names no process: a rank that is neither a
+/// valid rank nor the wildcard, or a rank beyond its registered
+/// namespace's job size. (An unknown namespace may live on other nodes:
+/// the host decides.)
+fn check_participants(registry: &Registry, procs: &[Proc]) -> Result<(), Error> {
+    for p in procs {
+        if p.rank == Rank::WILDCARD {
+            continue;
+        }
+        if !p.rank.is_valid() {
+            return Err(Error::bad_param(format!(
+                "fence: rank {} is not a valid participant",
+                p.rank.0
+            )));
+        }
+        if let Some((_, job_size)) = registry.sizes(&p.nspace) {
+            if job_size > 0 && p.rank.0 >= job_size {
+                return Err(Error::bad_param(format!(
+                    "fence: {p:?} is beyond its namespace's job size {job_size}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn refusal_error(why: &Refusal, me: &Proc) -> Error {
     match why {
         Refusal::Late => Error::with_context(
@@ -88,6 +119,13 @@ fn refusal_error(why: &Refusal, me: &Proc) -> Error {
         }
         Refusal::Twice => Error::bad_param(format!("{me:?} entered the same fence twice")),
         Refusal::Departed(gone) => gone_error(gone),
+        Refusal::TooMany(n) => Error::with_context(
+            Status::ERR_OUT_OF_RESOURCE,
+            format!(
+                "{me:?} already takes part in {n} pending fences, the server's limit per \
+                 client (ServerConfig::max_pending_per_client); wait for some to complete"
+            ),
+        ),
     }
 }
 

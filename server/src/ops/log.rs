@@ -9,7 +9,14 @@ use crate::inner::Inner;
 use crate::link::ReplyTo;
 
 pub(crate) fn log(inner: &Inner, to: ReplyTo, data: Vec<Info>, directives: Vec<Info>) {
+    let t = match inner.inflight.take(to.proc(), "log") {
+        Ok(t) => t,
+        Err(e) => return to.send(&Reply::error(&e)),
+    };
     let proc = to.proc().clone();
-    let done = to.completion(|()| Reply::status(Status::SUCCESS));
+    let done = to.completion(move |()| {
+        drop(t);
+        Reply::status(Status::SUCCESS)
+    });
     inner.host.log(&proc, &data, &directives, done);
 }
