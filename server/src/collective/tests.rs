@@ -321,3 +321,34 @@ fn the_host_answer_and_the_deadline_take_a_handed_over_episode_once() {
     assert_eq!(c.await_host(ep), None);
     assert!(c.host_answered(id).is_some());
 }
+
+#[test]
+fn a_contribution_of_no_participant_opens_nothing() {
+    let mut c: Collectives<u32> = Collectives::default();
+    let k = key(&[p(1)]);
+    assert_eq!(
+        refused(c.contribute(k, p(0), 0, None, |_| opening(&[p(1)]))),
+        (0, Refusal::NotParticipant)
+    );
+    assert_eq!(c.tracked(), 0);
+}
+
+#[test]
+fn a_contributor_opens_at_most_its_limit_of_episodes() {
+    let mut c: Collectives<u32> = Collectives::with_limit(2);
+    for r in 1..=2 {
+        let all = [p(0), p(r)];
+        waiting(c.contribute(key(&all), p(0), r, None, |_| opening(&all)));
+    }
+    let all = [p(0), p(3)];
+    assert_eq!(
+        refused(c.contribute(key(&all), p(0), 3, None, |_| opening(&all))),
+        (3, Refusal::TooMany(2))
+    );
+    // Another participant still joins an open episode.
+    let first = [p(0), p(1)];
+    complete(c.contribute(key(&first), p(1), 4, None, |_| unreachable!()));
+    assert_eq!(c.pending_of(&p(0)), 1);
+    assert_eq!(c.depart(&p(0)).len(), 1);
+    assert_eq!(c.tracked(), 0);
+}
