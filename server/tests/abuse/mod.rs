@@ -52,14 +52,26 @@ pub fn register(server: &Server, ns: &str, n: u32) {
     }
 }
 
-/// The `HELLO` frame of `proc`.
-pub fn hello_frame(proc: &Proc) -> Vec<u8> {
+/// The client secret `setup_fork` gives `proc`.
+pub fn secret_of(server: &Server, proc: &Proc) -> Option<String> {
+    server
+        .setup_fork(proc)
+        .ok()?
+        .into_iter()
+        .find(|(k, _)| k == proto::env::CLIENT_SECRET)
+        .map(|(_, v)| v)
+}
+
+/// The `HELLO` frame of `proc`, presenting `secret` (what `setup_fork`
+/// gave that proc; without it a complete hello is refused).
+pub fn hello_frame(proc: &Proc, secret: Option<String>) -> Vec<u8> {
     let hello = Hello {
         min_version: proto::PROTOCOL_VERSION,
         max_version: proto::PROTOCOL_VERSION,
         caps: caps::ALL,
         proc: proc.clone(),
         pid: std::process::id(),
+        secret,
     };
     frame::encode_frame(hello.max_version, msg::HELLO, 0, &hello.encode()).unwrap()
 }
@@ -93,7 +105,9 @@ pub struct RawClient {
 impl RawClient {
     pub fn connect(server: &Server, proc: &Proc) -> RawClient {
         let mut stream = UnixStream::connect(server.socket_path()).unwrap();
-        stream.write_all(&hello_frame(proc)).unwrap();
+        stream
+            .write_all(&hello_frame(proc, secret_of(server, proc)))
+            .unwrap();
         let welcome = read_welcome(&stream, WAIT).unwrap();
         assert!(welcome.status.is_success(), "{}", welcome.message);
         stream.set_read_timeout(Some(WAIT)).unwrap();
