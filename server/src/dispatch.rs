@@ -19,6 +19,14 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
     let (t, tag) = (f.header.msg_type, f.header.tag);
     let req = match Request::decode(t, &f.body) {
         Ok(r) => r,
+        Err(e) if tag == 0 => {
+            // One-way: nobody waits for an answer; say it in the log.
+            inner.log(format_args!(
+                "{:?}: one-way message type {t} refused: {e}",
+                link.proc
+            ));
+            return;
+        }
         Err(e) => {
             link.reply(t, tag, &Reply::error(&e));
             return;

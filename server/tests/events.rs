@@ -544,6 +544,18 @@ fn one_way_messages_get_no_reply() {
         },
         0,
     );
+    // Nor is a body that cannot be decoded, nor any other request, when
+    // sent with tag 0.
+    let junk = frame::encode_frame(proto::PROTOCOL_VERSION, msg::GET, 0, b"junk").unwrap();
+    c.stream.write_all(&junk).unwrap();
+    c.send(
+        &Request::Get {
+            proc: p("a", 0),
+            key: "user.none".into(),
+            info: vec![Info::new(attrs::OPTIONAL, true).unwrap()],
+        },
+        0,
+    );
     c.send(
         &notify_req(Status(-3003), p("a", 0), DataRange::LOCAL, vec![]),
         5,
