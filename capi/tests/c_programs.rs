@@ -30,39 +30,13 @@
 #[macro_use]
 mod common;
 
-use common::{expect_ok, have, our_lib, run, skip, workdir, Ran};
+use common::{expect_ok, have, our_lib, pmix_cflags, pmixrun, run, skip, workdir, Ran};
 use std::collections::{BTreeMap, BTreeSet};
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-
-/// Compiler flags that find `pmix.h`, or `None` when the headers are absent.
-fn pmix_cflags() -> Option<Vec<String>> {
-    if let Ok(out) = Command::new("pkg-config")
-        .args(["--cflags", "pmix"])
-        .output()
-    {
-        if out.status.success() {
-            let flags: Vec<String> = String::from_utf8_lossy(&out.stdout)
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect();
-            let found = flags.iter().any(|f| {
-                f.strip_prefix("-I")
-                    .is_some_and(|d| Path::new(d).join("pmix.h").exists())
-            });
-            if found {
-                return Some(flags);
-            }
-        }
-    }
-    ["/usr/lib/x86_64-linux-gnu/pmix2/include", "/usr/include"]
-        .iter()
-        .find(|d| Path::new(d).join("pmix.h").exists())
-        .map(|d| vec![format!("-I{d}")])
-}
 
 /// Where Debian's OpenPMIx library lives, if installed.
 fn openpmix_libdir() -> Option<PathBuf> {
@@ -407,31 +381,6 @@ const OMPI_CLIENT_IMPORTS: [&str; 35] = [
 
 // ---------------------------------------------------------------------------
 // Clients under pmixrun
-
-/// This workspace's `pmixrun`, built once per test binary in the profile
-/// this test runs in (`cargo test -p pmix-capi` does not build it).
-fn pmixrun() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = env::current_exe().unwrap();
-            let profile_dir = exe.parent().unwrap().parent().unwrap();
-            let st = Command::new(env!("CARGO"))
-                .args(["build", "-q", "-p", "pmix-launcher", "--bin", "pmixrun"])
-                .args(if cfg!(debug_assertions) {
-                    &[][..]
-                } else {
-                    &["--release"][..]
-                })
-                .status()
-                .unwrap();
-            assert!(st.success(), "building pmixrun failed");
-            let p = profile_dir.join("pmixrun");
-            assert!(p.exists(), "no {}", p.display());
-            p
-        })
-        .clone()
-}
 
 /// Compiles `tests/c/<name>.c` against Debian's headers and our drop-in;
 /// `None` (after a SKIP) without the headers.

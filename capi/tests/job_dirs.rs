@@ -21,35 +21,15 @@
 #[macro_use]
 mod common;
 
-use common::{expect_ok, have, mpi_program, our_lib, workdir, Ran};
+use common::{expect_ok, have, mpi_program, our_lib, pmixrun, workdir, Ran};
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// How long the job may take before the test calls it a hang.
 const DEADLINE: Duration = Duration::from_secs(120);
-
-/// The `pmixrun` of this workspace, built with the profile of this test
-/// (cargo builds another package's binaries only on request).
-fn pmixrun() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().unwrap().parent().unwrap();
-    let st = Command::new(env!("CARGO"))
-        .args(["build", "-q", "-p", "pmix-launcher", "--bin", "pmixrun"])
-        .args(if cfg!(debug_assertions) {
-            &[][..]
-        } else {
-            &["--release"][..]
-        })
-        .status()
-        .unwrap();
-    assert!(st.success(), "building pmixrun failed");
-    let p = profile_dir.join("pmixrun");
-    assert!(p.exists(), "no {}", p.display());
-    p
-}
 
 fn hostname() -> String {
     fs::read_to_string("/proc/sys/kernel/hostname")

@@ -14,37 +14,11 @@
 #[macro_use]
 mod common;
 
-use common::{expect_ok, our_lib, run, workdir};
+use common::{expect_ok, our_lib, pmix_cflags, run, workdir};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-
-/// Compiler flags that find `pmix.h`, or `None` when the headers are
-/// absent.
-fn pmix_cflags() -> Option<Vec<String>> {
-    if let Ok(out) = Command::new("pkg-config")
-        .args(["--cflags", "pmix"])
-        .output()
-    {
-        if out.status.success() {
-            let flags: Vec<String> = String::from_utf8_lossy(&out.stdout)
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect();
-            if flags.iter().any(|f| {
-                f.strip_prefix("-I")
-                    .is_some_and(|d| Path::new(d).join("pmix.h").exists())
-            }) {
-                return Some(flags);
-            }
-        }
-    }
-    ["/usr/lib/x86_64-linux-gnu/pmix2/include", "/usr/include"]
-        .iter()
-        .find(|d| Path::new(d).join("pmix.h").exists())
-        .map(|d| vec![format!("-I{d}")])
-}
 
 /// Compiles `tests/c/<name>.c` into `dir/<name>`, linked against the
 /// drop-in in `lib`.

@@ -39,6 +39,8 @@ pub(crate) struct Conn {
     next_tag: AtomicU32,
     routes: Arc<Mutex<Routes>>,
     closed: Arc<AtomicBool>,
+    /// Mirrors `Routes::lost` for the shared-memory waits' polling.
+    lost: Arc<AtomicBool>,
     reader: Mutex<Option<JoinHandle<()>>>,
     /// The server's pid as the kernel saw it at connect (`SO_PEERCRED`).
     server_pid: Option<u32>,
@@ -136,12 +138,14 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
         on_comm_failure: None,
     }));
     let closed = Arc::new(AtomicBool::new(false));
+    let lost = Arc::new(AtomicBool::new(false));
     let reader_thread = {
         let routes = Arc::clone(&routes);
         let closed = Arc::clone(&closed);
+        let lost = Arc::clone(&lost);
         std::thread::Builder::new()
             .name("pmix-client-rx".into())
-            .spawn(move || reader_loop(stream, reader, &routes, &closed))
+            .spawn(move || reader_loop(stream, reader, &routes, &closed, &lost))
             .map_err(|e| init_err(format!("reader thread: {e}")))?
     };
     Ok(Handshake {
@@ -151,6 +155,7 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
             next_tag: AtomicU32::new(1),
             routes,
             closed,
+            lost,
             reader: Mutex::new(Some(reader_thread)),
             server_pid,
         },
@@ -164,6 +169,7 @@ fn reader_loop(
     mut reader: FrameReader,
     routes: &Mutex<Routes>,
     closed: &AtomicBool,
+    lost: &AtomicBool,
 ) {
     loop {
         match read_frame(&mut stream, &mut reader) {
@@ -187,6 +193,9 @@ fn reader_loop(
     let (waiters, on_lost): (Vec<Waiter>, _) = {
         let mut r = routes.lock();
         r.lost = true;
+        // ORDERING: Release — pairs with the Acquire load in `is_lost`: a
+        // waiter that sees the flag sees the routes drained.
+        lost.store(true, Ordering::Release);
         (
             r.waiters.drain().map(|(_, w)| w).collect(),
             r.on_lost.take(),
@@ -268,9 +277,10 @@ impl Conn {
     /// Whether the connection to the server is gone (the server closed it,
     /// died, or finalize closed it). Every shared-memory wait of the client
     /// polls this so that none outlives the server.
-    #[allow(dead_code)] // the shared-memory waits adopt it one by one
+    /// A load, no lock: the fence polls it while it spins.
     pub(crate) fn is_lost(&self) -> bool {
-        self.routes.lock().lost
+        // ORDERING: Acquire — pairs with the Release store in the reader.
+        self.lost.load(Ordering::Acquire)
     }
 
     /// Installs the hook run for every message from the server that cannot

@@ -157,3 +157,54 @@ pub fn mpi_program(name: &str, dir: &Path) -> PathBuf {
     expect_ok(&ran, &format!("compiling {}", src.display()));
     exe
 }
+
+/// Compiler flags that find `pmix.h`, or `None` when the headers are absent.
+pub fn pmix_cflags() -> Option<Vec<String>> {
+    if let Ok(out) = Command::new("pkg-config")
+        .args(["--cflags", "pmix"])
+        .output()
+    {
+        if out.status.success() {
+            let flags: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            let found = flags.iter().any(|f| {
+                f.strip_prefix("-I")
+                    .is_some_and(|d| Path::new(d).join("pmix.h").exists())
+            });
+            if found {
+                return Some(flags);
+            }
+        }
+    }
+    ["/usr/lib/x86_64-linux-gnu/pmix2/include", "/usr/include"]
+        .iter()
+        .find(|d| Path::new(d).join("pmix.h").exists())
+        .map(|d| vec![format!("-I{d}")])
+}
+
+/// This workspace's `pmixrun`, built once per test binary in the profile
+/// this test runs in (`cargo test -p pmix-capi` does not build it).
+pub fn pmixrun() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let profile_dir = exe.parent().unwrap().parent().unwrap();
+            let st = Command::new(env!("CARGO"))
+                .args(["build", "-q", "-p", "pmix-launcher", "--bin", "pmixrun"])
+                .args(if cfg!(debug_assertions) {
+                    &[][..]
+                } else {
+                    &["--release"][..]
+                })
+                .status()
+                .unwrap();
+            assert!(st.success(), "building pmixrun failed");
+            let p = profile_dir.join("pmixrun");
+            assert!(p.exists(), "no {}", p.display());
+            p
+        })
+        .clone()
+}
