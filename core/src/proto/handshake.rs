@@ -20,7 +20,7 @@ pub struct Hello {
     /// The client's pid as it sees it (informational; the server trusts
     /// `SO_PEERCRED`).
     pub pid: u32,
-    /// The secret `setup_fork` gave this client ([`env::CLIENT_SECRET`]):
+    /// The secret `setup_fork` gave this client ([`super::env::CLIENT_SECRET`]):
     /// the proof that the process is the one the server's host launched
     /// as `proc`, not another process of the same user. Encoded after
     /// `pid` only when present, so a hello without one is what older

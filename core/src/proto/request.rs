@@ -106,7 +106,7 @@ const PDATA_PROC: &str = "pmixrs.pdata.proc";
 /// Info key of the value inside a [`pdata_to_value`] element.
 const PDATA_VALUE: &str = "pmixrs.pdata.value";
 
-/// Lookup results as one value for a [`Reply`]: an array of infos keyed by
+/// Lookup results as one value for a [`Reply`](super::Reply): an array of infos keyed by
 /// the published key, each holding the publisher and the value.
 ///
 /// # Errors
