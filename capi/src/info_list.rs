@@ -5,6 +5,7 @@ use std::os::raw::{c_char, c_void};
 use std::ptr;
 
 use crate::cdata;
+use crate::cmem;
 use crate::status::status_of;
 use crate::types::*;
 use crate::values::info_load;
@@ -172,4 +173,236 @@ pub unsafe extern "C" fn PMIx_Info_list_release(ptr: *mut c_void) {
         // persistent, which info_destruct honours.
         unsafe { cdata::info_destruct(info) };
     }
+}
+
+/// The entry whose key is `key` (compared on `PMIX_MAX_KEYLEN` bytes).
+fn find<'a>(list: &'a mut InfoList, key: &[u8]) -> Option<&'a mut pmix_info_t> {
+    let key = &key[..key.len().min(PMIX_MAX_KEYLEN)];
+    list.items.iter_mut().find(|i| cmem::fixed_bytes(&i.key) == key)
+}
+
+/// Replaces the value of an entry with a deep copy of `value`, releasing
+/// the old one (a persistent entry's value is the caller's and is only
+/// forgotten; the entry then owns the new one).
+///
+/// # Safety
+/// `info` is a list entry; `value` is a valid value.
+unsafe fn replace_value(info: &mut pmix_info_t, value: *const pmix_value_t) -> pmix_status_t {
+    let mut fresh = pmix_value_t::INIT;
+    // SAFETY: `fresh` is ours; `value` valid (caller guarantee).
+    if let Err(e) = unsafe { cdata::value_xfer(&mut fresh, value) } {
+        return e.status().0;
+    }
+    // SAFETY: the entry owns its value unless persistent.
+    unsafe { cdata::info_destruct(info) };
+    info.flags &= !PMIX_INFO_PERSISTENT;
+    info.value = fresh;
+    PMIX_SUCCESS
+}
+
+/// `pmix_status_t PMIx_Info_list_add_unique(void *ptr, const char *key,
+/// const void *value, pmix_data_type_t type, bool overwrite)`: as
+/// [`PMIx_Info_list_add`] unless an entry has the key already; then its
+/// value is replaced when `overwrite`, else nothing changes
+/// (`PMIX_SUCCESS` both ways).
+///
+/// # Safety
+/// As [`PMIx_Info_list_add`].
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Info_list_add_unique(
+    ptr: *mut c_void,
+    key: *const c_char,
+    value: *const c_void,
+    type_: pmix_data_type_t,
+    overwrite: bool,
+) -> pmix_status_t {
+    // SAFETY: NULL or a live handle (caller guarantee).
+    let Some(list) = (unsafe { list(ptr) }) else {
+        return PMIX_ERR_BAD_PARAM;
+    };
+    if key.is_null() {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    // SAFETY: a C string (caller guarantee).
+    let Some(entry) = find(list, unsafe { cmem::c_bytes(key) }) else {
+        // SAFETY: forwarded caller guarantee.
+        return unsafe { PMIx_Info_list_add(ptr, key, value, type_) };
+    };
+    if !overwrite {
+        return PMIX_SUCCESS;
+    }
+    let mut v = pmix_value_t::INIT;
+    // SAFETY: `v` is ours; `value` per caller guarantee.
+    if let Err(e) = unsafe { cdata::value_load(&mut v, value, type_) } {
+        return e.status().0;
+    }
+    // SAFETY: `v` is a valid value; released after the copy.
+    let rc = unsafe { replace_value(entry, &v) };
+    // SAFETY: `v` owns its libc data.
+    unsafe { cdata::value_destruct(&mut v) };
+    rc
+}
+
+/// `pmix_status_t PMIx_Info_list_add_value(void *ptr, const char *key,
+/// const pmix_value_t *value)`: appends an entry with the key and a deep
+/// copy of the value.
+///
+/// # Safety
+/// `ptr` is NULL or a live list handle; `key` is NULL or a C string;
+/// `value` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Info_list_add_value(
+    ptr: *mut c_void,
+    key: *const c_char,
+    value: *const pmix_value_t,
+) -> pmix_status_t {
+    // SAFETY: NULL or a live handle (caller guarantee).
+    let Some(list) = (unsafe { list(ptr) }) else {
+        return PMIX_ERR_BAD_PARAM;
+    };
+    if key.is_null() || value.is_null() {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    let mut info = pmix_info_t::INIT;
+    // SAFETY: a C string (caller guarantee).
+    cmem::load_key(&mut info.key, unsafe { cmem::c_bytes(key) });
+    // SAFETY: `info` is ours; `value` valid (caller guarantee).
+    let r = unsafe { cdata::value_xfer(&mut info.value, value) };
+    if r.is_ok() {
+        list.items.push(info);
+    }
+    status_of(&r)
+}
+
+/// `pmix_status_t PMIx_Info_list_add_value_unique(void *ptr, const char
+/// *key, const pmix_value_t *value, bool overwrite)`: as
+/// [`PMIx_Info_list_add_value`] unless an entry has the key already (then
+/// as [`PMIx_Info_list_add_unique`]).
+///
+/// # Safety
+/// As [`PMIx_Info_list_add_value`].
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Info_list_add_value_unique(
+    ptr: *mut c_void,
+    key: *const c_char,
+    value: *const pmix_value_t,
+    overwrite: bool,
+) -> pmix_status_t {
+    // SAFETY: NULL or a live handle (caller guarantee).
+    let Some(list) = (unsafe { list(ptr) }) else {
+        return PMIX_ERR_BAD_PARAM;
+    };
+    if key.is_null() || value.is_null() {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    // SAFETY: a C string (caller guarantee).
+    match find(list, unsafe { cmem::c_bytes(key) }) {
+        // SAFETY: forwarded caller guarantee.
+        None => unsafe { PMIx_Info_list_add_value(ptr, key, value) },
+        // SAFETY: a list entry and a valid value.
+        Some(entry) if overwrite => unsafe { replace_value(entry, value) },
+        Some(_) => PMIX_SUCCESS,
+    }
+}
+
+/// `pmix_status_t PMIx_Info_list_prepend(void *ptr, const char *key, const
+/// void *value, pmix_data_type_t type)`: as [`PMIx_Info_list_add`], at the
+/// front.
+///
+/// # Safety
+/// As [`PMIx_Info_list_add`].
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Info_list_prepend(
+    ptr: *mut c_void,
+    key: *const c_char,
+    value: *const c_void,
+    type_: pmix_data_type_t,
+) -> pmix_status_t {
+    // SAFETY: forwarded caller guarantee.
+    let rc = unsafe { PMIx_Info_list_add(ptr, key, value, type_) };
+    if rc == PMIX_SUCCESS {
+        // SAFETY: a live handle (the add succeeded).
+        if let Some(list) = unsafe { list(ptr) } {
+            list.items.rotate_right(1);
+        }
+    }
+    rc
+}
+
+/// `pmix_status_t PMIx_Info_list_xfer_unique(void *ptr, const pmix_info_t
+/// *info, bool overwrite)`: as [`PMIx_Info_list_xfer`] unless an entry
+/// has the info's key already (then as [`PMIx_Info_list_add_unique`]).
+///
+/// # Safety
+/// As [`PMIx_Info_list_xfer`].
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Info_list_xfer_unique(
+    ptr: *mut c_void,
+    info: *const pmix_info_t,
+    overwrite: bool,
+) -> pmix_status_t {
+    // SAFETY: NULL or a live handle (caller guarantee).
+    let Some(list) = (unsafe { list(ptr) }) else {
+        return PMIX_ERR_BAD_PARAM;
+    };
+    // SAFETY: NULL or valid (caller guarantee).
+    let Some(src) = (unsafe { info.as_ref() }) else {
+        return PMIX_ERR_BAD_PARAM;
+    };
+    match find(list, cmem::fixed_bytes(&src.key)) {
+        // SAFETY: forwarded caller guarantee.
+        None => unsafe { PMIx_Info_list_xfer(ptr, info) },
+        // SAFETY: a list entry and the info's valid value.
+        Some(entry) if overwrite => unsafe { replace_value(entry, &src.value) },
+        Some(_) => PMIX_SUCCESS,
+    }
+}
+
+/// `pmix_info_t* PMIx_Info_list_get_info(void *ptr, void *prev, void
+/// **next)`: walks the list. With `prev` NULL it returns the first entry;
+/// with `prev` the cursor a previous call left in `*next` it returns that
+/// entry. `*next` becomes the cursor of the following entry, NULL after
+/// the last. NULL (and `*next` NULL) for an empty list, a NULL argument or
+/// a cursor past the end. The cursor is the entry's position, so entries
+/// added during a walk may shift it; the pointer returned is valid until
+/// the list changes.
+///
+/// # Safety
+/// `ptr` is NULL or a live list handle; `next` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Info_list_get_info(
+    ptr: *mut c_void,
+    prev: *mut c_void,
+    next: *mut *mut c_void,
+) -> *mut pmix_info_t {
+    // SAFETY: NULL or writable (caller guarantee).
+    let Some(next) = (unsafe { next.as_mut() }) else {
+        return ptr::null_mut();
+    };
+    *next = ptr::null_mut();
+    // SAFETY: NULL or a live handle (caller guarantee).
+    let Some(list) = (unsafe { list(ptr) }) else {
+        return ptr::null_mut();
+    };
+    // A cursor is the 1-based position of an entry, as an opaque pointer.
+    let index = if prev.is_null() { 0 } else { prev as usize - 1 };
+    let Some(entry) = list.items.get_mut(index) else {
+        return ptr::null_mut();
+    };
+    let entry: *mut pmix_info_t = entry;
+    if index + 1 < list.items.len() {
+        *next = (index + 2) as *mut c_void;
+    }
+    entry
+}
+
+/// `size_t PMIx_Info_list_get_size(void *ptr)`: number of entries (0 for
+/// NULL).
+///
+/// # Safety
+/// `ptr` is NULL or a live list handle.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Info_list_get_size(ptr: *mut c_void) -> usize {
+    // SAFETY: NULL or a live handle (caller guarantee).
+    unsafe { list(ptr) }.map_or(0, |l| l.items.len())
 }

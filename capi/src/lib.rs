@@ -41,7 +41,12 @@
 //! - `events`: event handlers and notification, in client and server
 //!   processes;
 //! - `server`: the host side of `pmix_server.h`;
-//! - `unsupported`: every other entry point OpenPMIx 4.2.2 exports,
+//! - `lifecycle`: the v5 construct/destruct/create/free/load/xfer helpers
+//!   of the public structs, `PMIx_Info_*` flag accessors, data arrays;
+//! - `argv`: the v5 `PMIx_Argv_*` helpers and `PMIx_Setenv`;
+//! - `describe`: `PMIx_Proc_string`, `PMIx_App_string`, `PMIx_Error_code`;
+//! - `frameworks`: the `pmix_framework_names` data symbol Open MPI 5 reads;
+//! - `unsupported`: every other entry point OpenPMIx 4.2.2 and 5.0 export,
 //!   answering `PMIX_ERR_NOT_SUPPORTED`.
 
 pub mod types;
@@ -49,6 +54,7 @@ pub mod types;
 #[doc(hidden)]
 pub mod layout;
 
+mod argv;
 mod attr_table;
 mod cdata;
 mod client;
@@ -56,8 +62,11 @@ mod cmem;
 mod compare;
 mod convert;
 mod data_buffer;
+mod describe;
 mod events;
+mod frameworks;
 mod info_list;
+mod lifecycle;
 mod print;
 mod role;
 mod server;
@@ -68,10 +77,14 @@ mod unsupported;
 mod values;
 mod worker;
 
+pub use argv::*;
 pub use client::*;
 pub use data_buffer::*;
+pub use describe::*;
 pub use events::*;
+pub use frameworks::*;
 pub use info_list::*;
+pub use lifecycle::*;
 pub use server::*;
 pub use strings::*;
 pub use topology::*;

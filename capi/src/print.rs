@@ -22,7 +22,7 @@ fn type_name(ty: pmix_data_type_t) -> String {
     lossy(strings::data_type_string(ty).to_bytes())
 }
 
-fn proc_text(p: &pmix_proc_t) -> String {
+pub(crate) fn proc_text(p: &pmix_proc_t) -> String {
     format!("{}:{}", lossy(cmem::fixed_bytes(&p.nspace)), Rank(p.rank))
 }
 

@@ -7,7 +7,8 @@
 //!   accessors ([`PodValue`]);
 //! - `free`: releasing what an element, array, value or info owns;
 //! - `copy`: deep copies of the same;
-//! - `value`: `PMIx_Value_load` / `PMIx_Value_unload`.
+//! - `value`: `PMIx_Value_load` / `PMIx_Value_unload`;
+//! - `size`: the bytes an element owns (`PMIx_Value_get_size`).
 //!
 //! A `pmix_value_t` holds its datum either inline at the start of its
 //! data union or through a malloc'd pointer to one element
@@ -16,6 +17,7 @@
 mod copy;
 mod free;
 mod kind;
+mod size;
 mod value;
 
 pub(crate) use copy::{array_copy, info_xfer, value_xfer};
@@ -23,4 +25,5 @@ pub(crate) use free::{
     array_free, data_array_destruct, elem_destruct, info_destruct, value_destruct,
 };
 pub(crate) use kind::{ElemKind, PodValue};
+pub(crate) use size::owned_bytes;
 pub(crate) use value::{elem_ptr, value_load, value_unload};

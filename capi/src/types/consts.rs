@@ -34,6 +34,7 @@ c_consts! {
     // status codes used by this crate
     PMIX_SUCCESS: pmix_status_t = 0;
     PMIX_ERROR: pmix_status_t = -1;
+    PMIX_ERR_EXISTS: pmix_status_t = -11;
     PMIX_ERR_UNKNOWN_DATA_TYPE: pmix_status_t = -16;
     PMIX_ERR_TYPE_MISMATCH: pmix_status_t = -18;
     PMIX_ERR_BAD_PARAM: pmix_status_t = -27;
@@ -147,6 +148,9 @@ c_consts! {
     PMIX_VALUE_TYPE_DIFFERENT: pmix_value_cmp_t = 3;
     PMIX_VALUE_INCOMPATIBLE_OBJECTS: pmix_value_cmp_t = 4;
     PMIX_VALUE_COMPARISON_NOT_AVAIL: pmix_value_cmp_t = 5;
+
+    // pmix_coord_view_t
+    PMIX_COORD_VIEW_UNDEF: pmix_coord_view_t = 0;
 
     // pmix_boolean_t (enum)
     PMIX_BOOL_TRUE: pmix_boolean_t = 0;

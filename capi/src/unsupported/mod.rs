@@ -1,4 +1,5 @@
-//! The entry points OpenPMIx 4.2.2 exports (`pmix.h`, `pmix_server.h`,
+//! The entry points OpenPMIx 4.2.2 (and 5.0: sessions, two tool calls)
+//! exports (`pmix.h`, `pmix_server.h`,
 //! `pmix_tool.h`, `pmix_deprecated.h`) whose feature pmix-rs does not have,
 //! one file per API family, every one written with [`unsupported!`].
 //!
@@ -66,6 +67,7 @@ mod group;
 mod iof;
 mod query;
 mod resources;
+mod session;
 mod spawn;
 mod tool;
 mod topology;
@@ -81,6 +83,7 @@ pub use group::*;
 pub use iof::*;
 pub use query::*;
 pub use resources::*;
+pub use session::*;
 pub use spawn::*;
 pub use tool::*;
 pub use topology::*;

@@ -1,4 +1,5 @@
-//! Tools (`pmix_tool.h`, `pmix_deprecated.h`): `PMIx_tool_*` (7).
+//! Tools (`pmix_tool.h`, `pmix_deprecated.h`): `PMIx_tool_*` (7 of 4.2,
+//! 2 more of 5.0).
 
 use crate::types::*;
 
@@ -39,4 +40,12 @@ unsupported! {
     /// *nservers)`: `PMIX_ERR_NOT_SUPPORTED` with `*servers = NULL`,
     /// `*nservers = 0`.
     fn PMIx_tool_get_servers(servers: *mut *mut pmix_proc_t, nservers: *mut usize) => servers, nservers;
+
+    /// `bool PMIx_tool_is_connected(void)` (v5): `false`, this library
+    /// never connects as a tool.
+    fn PMIx_tool_is_connected() -> bool = false;
+
+    /// `pmix_status_t PMIx_tool_set_server_module(pmix_server_module_t
+    /// *module)` (v5): `PMIX_ERR_NOT_SUPPORTED`.
+    fn PMIx_tool_set_server_module(module: *mut pmix_server_module_t);
 }
