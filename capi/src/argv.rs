@@ -72,7 +72,9 @@ unsafe fn entries<'a>(argv: *const *mut c_char) -> Vec<&'a [u8]> {
     // SAFETY: NULL-terminated (caller guarantee).
     let n = unsafe { cmem::argv_len(argv) };
     // SAFETY: `i < n` entries, each a C string.
-    (0..n).map(|i| unsafe { cmem::c_bytes(*argv.add(i)) }).collect()
+    (0..n)
+        .map(|i| unsafe { cmem::c_bytes(*argv.add(i)) })
+        .collect()
 }
 
 /// `int PMIx_Argv_count(char **argv)`: entries before the NULL (0 for
@@ -91,7 +93,12 @@ pub unsafe extern "C" fn PMIx_Argv_count(argv: *mut *mut c_char) -> c_int {
 /// # Safety
 /// `argv` is NULL or points to a NULL or libc argv (see [`insert`]); `arg`
 /// is NULL or a C string.
-unsafe fn add(argv: *mut *mut *mut c_char, arg: *const c_char, at: usize, unique: bool) -> pmix_status_t {
+unsafe fn add(
+    argv: *mut *mut *mut c_char,
+    arg: *const c_char,
+    at: usize,
+    unique: bool,
+) -> pmix_status_t {
     // SAFETY: NULL or writable (caller guarantee).
     let (Some(argv), false) = (unsafe { argv.as_mut() }, arg.is_null()) else {
         return PMIX_ERR_BAD_PARAM;
@@ -114,7 +121,10 @@ unsafe fn add(argv: *mut *mut *mut c_char, arg: *const c_char, at: usize, unique
 /// `argv` is NULL or points to NULL or a libc-allocated NULL-terminated
 /// array of libc strings; `arg` is NULL or a C string.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Argv_append_nosize(argv: *mut *mut *mut c_char, arg: *const c_char) -> pmix_status_t {
+pub unsafe extern "C" fn PMIx_Argv_append_nosize(
+    argv: *mut *mut *mut c_char,
+    arg: *const c_char,
+) -> pmix_status_t {
     // SAFETY: forwarded caller guarantee.
     unsafe { add(argv, arg, usize::MAX, false) }
 }
@@ -125,7 +135,10 @@ pub unsafe extern "C" fn PMIx_Argv_append_nosize(argv: *mut *mut *mut c_char, ar
 /// # Safety
 /// As [`PMIx_Argv_append_nosize`].
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Argv_prepend_nosize(argv: *mut *mut *mut c_char, arg: *const c_char) -> pmix_status_t {
+pub unsafe extern "C" fn PMIx_Argv_prepend_nosize(
+    argv: *mut *mut *mut c_char,
+    arg: *const c_char,
+) -> pmix_status_t {
     // SAFETY: forwarded caller guarantee.
     unsafe { add(argv, arg, 0, false) }
 }
@@ -165,7 +178,11 @@ pub unsafe extern "C" fn PMIx_Argv_free(argv: *mut *mut c_char) {
 /// # Safety
 /// `src` is NULL or a C string.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Argv_split_inter(src: *const c_char, delimiter: c_int, include_empty: bool) -> *mut *mut c_char {
+pub unsafe extern "C" fn PMIx_Argv_split_inter(
+    src: *const c_char,
+    delimiter: c_int,
+    include_empty: bool,
+) -> *mut *mut c_char {
     // SAFETY: NULL or a C string (caller guarantee).
     let s = unsafe { cmem::c_bytes(src) };
     // C converts the int delimiter to char for the comparison.
@@ -175,7 +192,10 @@ pub unsafe extern "C" fn PMIx_Argv_split_inter(src: *const c_char, delimiter: c_
         pieces.pop();
     }
     let mut argv: *mut *mut c_char = ptr::null_mut();
-    for p in pieces.into_iter().filter(|p| include_empty || !p.is_empty()) {
+    for p in pieces
+        .into_iter()
+        .filter(|p| include_empty || !p.is_empty())
+    {
         // SAFETY: `argv` is NULL or built here by `append`.
         if unsafe { append(&mut argv, p) }.is_err() {
             // SAFETY: ours.
@@ -203,7 +223,10 @@ pub unsafe extern "C" fn PMIx_Argv_split(src: *const c_char, delimiter: c_int) -
 /// # Safety
 /// `src` is NULL or a C string.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Argv_split_with_empty(src: *const c_char, delimiter: c_int) -> *mut *mut c_char {
+pub unsafe extern "C" fn PMIx_Argv_split_with_empty(
+    src: *const c_char,
+    delimiter: c_int,
+) -> *mut *mut c_char {
     // SAFETY: forwarded caller guarantee.
     unsafe { PMIx_Argv_split_inter(src, delimiter, true) }
 }
@@ -267,14 +290,20 @@ pub unsafe extern "C" fn PMIx_Setenv(
                 libc::setenv(name, value, c_int::from(overwrite))
             }
         };
-        return if rc == 0 { PMIX_SUCCESS } else { PMIX_ERR_BAD_PARAM };
+        return if rc == 0 {
+            PMIX_SUCCESS
+        } else {
+            PMIX_ERR_BAD_PARAM
+        };
     }
     // SAFETY: C strings (caller guarantee).
     let (name, value) = unsafe { (cmem::c_bytes(name), cmem::c_bytes(value)) };
     let prefix = [name, b"="].concat();
     let entry = [&prefix[..], value].concat();
     // SAFETY: a NULL-terminated argv of C strings (caller guarantee).
-    let found = unsafe { entries(*env) }.iter().position(|e| e.starts_with(&prefix));
+    let found = unsafe { entries(*env) }
+        .iter()
+        .position(|e| e.starts_with(&prefix));
     match found {
         Some(_) if !overwrite => PMIX_ERR_EXISTS,
         Some(i) => {
@@ -292,5 +321,99 @@ pub unsafe extern "C" fn PMIx_Setenv(
         }
         // SAFETY: a NULL or libc argv (caller guarantee).
         None => status_of(&unsafe { append(env, &entry) }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The entries of an argv this module built, then freed.
+    fn take(argv: *mut *mut c_char) -> Vec<String> {
+        // SAFETY: NULL or an argv built by this module.
+        let v = unsafe { cmem::argv_to_vec(argv) }.unwrap();
+        // SAFETY: as above, not used afterwards.
+        unsafe { cmem::argv_free(argv) };
+        v
+    }
+
+    fn split(s: &std::ffi::CStr, empty: bool) -> Vec<String> {
+        // SAFETY: a C string.
+        take(unsafe { PMIx_Argv_split_inter(s.as_ptr(), c_int::from(b':'), empty) })
+    }
+
+    #[test]
+    fn split_keeps_empty_pieces_only_when_asked_and_never_a_trailing_one() {
+        assert_eq!(split(c"a::b", false), ["a", "b"]);
+        assert_eq!(split(c"a::b", true), ["a", "", "b"]);
+        assert_eq!(split(c":a:", true), ["", "a"]);
+        assert_eq!(split(c"a:", false), ["a"]);
+        assert!(split(c"", true).is_empty());
+        assert_eq!(split(c":", true), [""]);
+    }
+
+    #[test]
+    fn append_prepend_unique_and_join() {
+        let mut argv: *mut *mut c_char = ptr::null_mut();
+        // SAFETY: `argv` is NULL then built here; C strings.
+        unsafe {
+            assert_eq!(
+                PMIx_Argv_append_nosize(&mut argv, c"b".as_ptr()),
+                PMIX_SUCCESS
+            );
+            assert_eq!(
+                PMIx_Argv_prepend_nosize(&mut argv, c"a".as_ptr()),
+                PMIX_SUCCESS
+            );
+            assert_eq!(
+                PMIx_Argv_append_unique_nosize(&mut argv, c"a".as_ptr()),
+                PMIX_SUCCESS
+            );
+            assert_eq!(
+                PMIx_Argv_append_nosize(&mut argv, ptr::null()),
+                PMIX_ERR_BAD_PARAM
+            );
+            assert_eq!(PMIx_Argv_count(argv), 2);
+            let joined = PMIx_Argv_join(argv, c_int::from(b' '));
+            assert_eq!(cmem::c_bytes(joined), b"a b");
+            cmem::free(joined);
+            let empty = PMIx_Argv_join(ptr::null_mut(), c_int::from(b' '));
+            assert_eq!(cmem::c_bytes(empty), b"");
+            cmem::free(empty);
+        }
+        assert_eq!(take(argv), ["a", "b"]);
+    }
+
+    #[test]
+    fn setenv_replaces_only_with_overwrite() {
+        let mut env: *mut *mut c_char = ptr::null_mut();
+        // SAFETY: `env` is NULL then built here; C strings.
+        unsafe {
+            assert_eq!(
+                PMIx_Setenv(c"X".as_ptr(), c"1".as_ptr(), false, &mut env),
+                PMIX_SUCCESS
+            );
+            assert_eq!(
+                PMIx_Setenv(c"XY".as_ptr(), c"2".as_ptr(), false, &mut env),
+                PMIX_SUCCESS
+            );
+            assert_eq!(
+                PMIx_Setenv(c"X".as_ptr(), c"3".as_ptr(), false, &mut env),
+                PMIX_ERR_EXISTS
+            );
+            assert_eq!(
+                PMIx_Setenv(c"X".as_ptr(), ptr::null(), true, &mut env),
+                PMIX_SUCCESS
+            );
+            assert_eq!(
+                PMIx_Setenv(ptr::null(), c"1".as_ptr(), true, &mut env),
+                PMIX_ERR_BAD_PARAM
+            );
+            assert_eq!(
+                PMIx_Setenv(c"X".as_ptr(), c"1".as_ptr(), true, ptr::null_mut()),
+                PMIX_ERR_BAD_PARAM
+            );
+        }
+        assert_eq!(take(env), ["X=", "XY=2"]);
     }
 }

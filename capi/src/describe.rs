@@ -34,7 +34,11 @@ pub unsafe extern "C" fn PMIx_Error_code(errname: *const c_char) -> pmix_status_
     }
     NAMED_CODES
         .rev()
-        .find(|&c| strings::error_string(c).to_bytes().eq_ignore_ascii_case(name))
+        .find(|&c| {
+            strings::error_string(c)
+                .to_bytes()
+                .eq_ignore_ascii_case(name)
+        })
         .unwrap_or(i32::MIN)
 }
 
@@ -62,7 +66,8 @@ unsafe fn field(name: &str, s: *const c_char) -> String {
         format!("{name}: NULL")
     } else {
         // SAFETY: a C string (caller guarantee).
-        format!("{name}: {}", String::from_utf8_lossy(unsafe { cmem::c_bytes(s) }))
+        let text = unsafe { cmem::c_bytes(s) };
+        format!("{name}: {}", String::from_utf8_lossy(text))
     }
 }
 
@@ -80,7 +85,11 @@ unsafe fn argv_lines(out: &mut String, label: &str, argv: *const *mut c_char) {
     for i in 0..n {
         // SAFETY: entry `i < n`, a C string.
         let s = unsafe { cmem::c_bytes(*argv.add(i)) };
-        let _ = write!(out, "\n        {label}[{i}]: {}", String::from_utf8_lossy(s));
+        let _ = write!(
+            out,
+            "\n        {label}[{i}]: {}",
+            String::from_utf8_lossy(s)
+        );
     }
 }
 
@@ -116,4 +125,32 @@ pub unsafe extern "C" fn PMIx_App_string(app: *const pmix_app_t) -> *mut c_char 
         }
     }
     cmem::strdup_str(&out).unwrap_or(ptr::null_mut())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_code_inverts_error_string() {
+        for code in [PMIX_SUCCESS, PMIX_ERR_NOT_FOUND, PMIX_ERR_BAD_PARAM, -1367] {
+            let name = strings::error_string(code);
+            // SAFETY: a C string.
+            assert_eq!(unsafe { PMIx_Error_code(name.as_ptr()) }, code, "{name:?}");
+        }
+        // SAFETY: C strings or NULL.
+        unsafe {
+            assert_eq!(PMIx_Error_code(c"not-found".as_ptr()), PMIX_ERR_NOT_FOUND);
+            assert_eq!(
+                PMIx_Error_code(c"ERROR STRING NOT FOUND".as_ptr()),
+                i32::MIN
+            );
+            assert_eq!(PMIx_Error_code(ptr::null()), i32::MIN);
+        }
+    }
+
+    #[test]
+    fn framework_names_is_an_empty_null_terminated_list() {
+        assert!(crate::pmix_framework_names.0[0].is_null());
+    }
 }

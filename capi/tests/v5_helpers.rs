@@ -24,13 +24,20 @@ fn compile(dir: &Path, cflags: &[String], lib: &Path) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/v5_helpers.c");
     let out = dir.join("v5_helpers");
     let mut cmd = Command::new(env::var("CC").unwrap_or_else(|_| "cc".into()));
-    cmd.args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-g"])
-        .args(cflags)
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .arg(format!("-L{}", lib.display()))
-        .arg("-lpmix");
+    cmd.args([
+        "-std=gnu11",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-Wno-unused-parameter",
+        "-g",
+    ])
+    .args(cflags)
+    .arg(&src)
+    .arg("-o")
+    .arg(&out)
+    .arg(format!("-L{}", lib.display()))
+    .arg("-lpmix");
     let ran = run(cmd, dir, "cc-v5_helpers", Duration::from_secs(120));
     expect_ok(&ran, &format!("compiling {}", src.display()));
     out

@@ -37,7 +37,10 @@ unsafe fn argv_bytes(argv: *const *mut c_char) -> usize {
     // SAFETY: NULL-terminated (caller guarantee).
     let n = unsafe { cmem::argv_len(argv) };
     // SAFETY: `i < n` entries, each a C string.
-    (0..n).map(|i| unsafe { str_bytes(*argv.add(i)) }).sum::<usize>() + (n + 1) * size_of::<*mut c_char>()
+    (0..n)
+        .map(|i| unsafe { str_bytes(*argv.add(i)) })
+        .sum::<usize>()
+        + (n + 1) * size_of::<*mut c_char>()
 }
 
 /// Bytes of an array of `n` elements of `ty` at `array`, with what they
@@ -50,7 +53,9 @@ unsafe fn array_bytes(ty: pmix_data_type_t, array: *const u8, n: usize) -> usize
         return 0;
     };
     // SAFETY: element `i < n` (caller guarantee).
-    (0..n).map(|i| kind.size() + unsafe { owned_bytes(kind, array.add(i * kind.size())) }).sum()
+    (0..n)
+        .map(|i| kind.size() + unsafe { owned_bytes(kind, array.add(i * kind.size())) })
+        .sum()
 }
 
 /// Bytes that one element of `kind` at `p` owns (not counting the element).
@@ -79,8 +84,14 @@ pub(crate) unsafe fn owned_bytes(kind: ElemKind, p: *const u8) -> usize {
                 let d = &*p.cast::<pmix_data_array_t>();
                 array_bytes(d.type_, d.array.cast(), d.size)
             }
-            K::Info => owned_bytes(K::Value, &(*p.cast::<pmix_info_t>()).value as *const _ as *const u8),
-            K::Pdata => owned_bytes(K::Value, &(*p.cast::<pmix_pdata_t>()).value as *const _ as *const u8),
+            K::Info => owned_bytes(
+                K::Value,
+                &(*p.cast::<pmix_info_t>()).value as *const _ as *const u8,
+            ),
+            K::Pdata => owned_bytes(
+                K::Value,
+                &(*p.cast::<pmix_pdata_t>()).value as *const _ as *const u8,
+            ),
             K::Value => {
                 let v = &*p.cast::<pmix_value_t>();
                 match ElemKind::of(v.type_).filter(|k| k.in_value()) {
@@ -114,7 +125,9 @@ pub(crate) unsafe fn owned_bytes(kind: ElemKind, p: *const u8) -> usize {
             }
             K::Geometry => {
                 let g = &*p.cast::<pmix_geometry_t>();
-                str_bytes(g.uuid) + str_bytes(g.osname) + array_bytes(PMIX_COORD, g.coordinates.cast(), g.ncoords)
+                str_bytes(g.uuid)
+                    + str_bytes(g.osname)
+                    + array_bytes(PMIX_COORD, g.coordinates.cast(), g.ncoords)
             }
             K::DeviceDist => {
                 let d = &*p.cast::<pmix_device_distance_t>();

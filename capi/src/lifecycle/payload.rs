@@ -46,7 +46,11 @@ lifecycle! {
 /// # Safety
 /// `b` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Byte_object_load(b: *mut pmix_byte_object_t, d: *mut c_char, sz: usize) {
+pub unsafe extern "C" fn PMIx_Byte_object_load(
+    b: *mut pmix_byte_object_t,
+    d: *mut c_char,
+    sz: usize,
+) {
     // SAFETY: NULL or writable (caller guarantee).
     if let Some(b) = unsafe { b.as_mut() } {
         b.bytes = d;
@@ -62,7 +66,12 @@ pub unsafe extern "C" fn PMIx_Byte_object_load(b: *mut pmix_byte_object_t, d: *m
 /// # Safety
 /// `e` is NULL or writable; `var`/`value` are NULL or C strings.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Envar_load(e: *mut pmix_envar_t, var: *mut c_char, value: *mut c_char, separator: c_char) {
+pub unsafe extern "C" fn PMIx_Envar_load(
+    e: *mut pmix_envar_t,
+    var: *mut c_char,
+    value: *mut c_char,
+    separator: c_char,
+) {
     // SAFETY: NULL or writable (caller guarantee).
     let Some(e) = (unsafe { e.as_mut() }) else {
         return;
@@ -167,7 +176,11 @@ pub unsafe extern "C" fn PMIx_Data_buffer_release(b: *mut pmix_data_buffer_t) {
 /// `b` is NULL or a valid buffer; `bytes` is NULL or a libc allocation of
 /// at least `sz` bytes, not used by the caller afterwards.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Data_buffer_load(b: *mut pmix_data_buffer_t, bytes: *mut c_char, sz: usize) {
+pub unsafe extern "C" fn PMIx_Data_buffer_load(
+    b: *mut pmix_data_buffer_t,
+    bytes: *mut c_char,
+    sz: usize,
+) {
     let mut bo = pmix_byte_object_t { bytes, size: sz };
     // SAFETY: forwarded caller guarantee; `bo` is a valid byte object.
     let _ = unsafe { PMIx_Data_load(b, &mut bo) };
@@ -181,7 +194,11 @@ pub unsafe extern "C" fn PMIx_Data_buffer_load(b: *mut pmix_data_buffer_t, bytes
 /// # Safety
 /// `b` is NULL or a valid buffer; `bytes`/`sz` are NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Data_buffer_unload(b: *mut pmix_data_buffer_t, bytes: *mut *mut c_char, sz: *mut usize) {
+pub unsafe extern "C" fn PMIx_Data_buffer_unload(
+    b: *mut pmix_data_buffer_t,
+    bytes: *mut *mut c_char,
+    sz: *mut usize,
+) {
     let mut bo = pmix_byte_object_t {
         bytes: ptr::null_mut(),
         size: 0,

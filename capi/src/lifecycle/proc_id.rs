@@ -86,7 +86,9 @@ pub unsafe extern "C" fn PMIx_Load_key(key: *mut c_char, src: *const c_char) {
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Check_key(key: *const c_char, s: *const c_char) -> bool {
     // SAFETY: C strings (caller guarantee).
-    !key.is_null() && !s.is_null() && unsafe { bounded(key, PMIX_MAX_KEYLEN) == bounded(s, PMIX_MAX_KEYLEN) }
+    !key.is_null()
+        && !s.is_null()
+        && unsafe { bounded(key, PMIX_MAX_KEYLEN) == bounded(s, PMIX_MAX_KEYLEN) }
 }
 
 /// `bool PMIx_Check_reserved_key(const char *key)`: the key starts with
@@ -159,7 +161,11 @@ pub unsafe extern "C" fn PMIx_Load_procid(p: *mut pmix_proc_t, ns: *const c_char
 /// # Safety
 /// As [`PMIx_Load_procid`].
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Proc_load(p: *mut pmix_proc_t, nspace: *const c_char, rank: pmix_rank_t) {
+pub unsafe extern "C" fn PMIx_Proc_load(
+    p: *mut pmix_proc_t,
+    nspace: *const c_char,
+    rank: pmix_rank_t,
+) {
     // SAFETY: forwarded caller guarantee.
     unsafe { PMIx_Load_procid(p, nspace, rank) }
 }
@@ -244,7 +250,12 @@ pub unsafe extern "C" fn PMIx_Multicluster_nspace_construct(
         return;
     }
     // SAFETY: NUL-bounded namespace buffers (caller guarantee).
-    let (c, n) = unsafe { (bounded(cluster, PMIX_MAX_NSLEN), bounded(nspace, PMIX_MAX_NSLEN)) };
+    let (c, n) = unsafe {
+        (
+            bounded(cluster, PMIX_MAX_NSLEN),
+            bounded(nspace, PMIX_MAX_NSLEN),
+        )
+    };
     let joined: Vec<u8> = if c.len() + n.len() < PMIX_MAX_NSLEN {
         [c, b":", n].concat()
     } else {

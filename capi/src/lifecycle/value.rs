@@ -24,21 +24,37 @@ lifecycle! {
 /// prefixes, `y` and `t` are true; `no`/`false`/`disable` prefixes, `n`
 /// and `f` are false (all ignoring case); anything else is not a boolean.
 fn str_truth(s: &[u8]) -> pmix_boolean_t {
-    let start = s.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(s.len());
+    let start = s
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(s.len());
     let s = &s[start..];
     let prefix = |p: &[u8]| s.len() >= p.len() && s[..p.len()].eq_ignore_ascii_case(p);
     let exactly = |w: &[u8]| s.eq_ignore_ascii_case(w);
     if s.is_empty() {
         PMIX_BOOL_TRUE
     } else if s[0].is_ascii_digit() {
-        if s.iter().take_while(|c| c.is_ascii_digit()).all(|&c| c == b'0') {
+        if s.iter()
+            .take_while(|c| c.is_ascii_digit())
+            .all(|&c| c == b'0')
+        {
             PMIX_BOOL_FALSE
         } else {
             PMIX_BOOL_TRUE
         }
-    } else if prefix(b"yes") || prefix(b"true") || exactly(b"y") || exactly(b"t") || prefix(b"enable") {
+    } else if prefix(b"yes")
+        || prefix(b"true")
+        || exactly(b"y")
+        || exactly(b"t")
+        || prefix(b"enable")
+    {
         PMIX_BOOL_TRUE
-    } else if prefix(b"no") || prefix(b"false") || exactly(b"n") || exactly(b"f") || prefix(b"disable") {
+    } else if prefix(b"no")
+        || prefix(b"false")
+        || exactly(b"n")
+        || exactly(b"f")
+        || prefix(b"disable")
+    {
         PMIX_BOOL_FALSE
     } else {
         PMIX_NON_BOOL
@@ -84,7 +100,10 @@ pub unsafe extern "C" fn PMIx_Value_true(v: *const pmix_value_t) -> pmix_boolean
 /// # Safety
 /// `v` is NULL or a valid value; `size` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Value_get_size(v: *const pmix_value_t, size: *mut usize) -> pmix_status_t {
+pub unsafe extern "C" fn PMIx_Value_get_size(
+    v: *const pmix_value_t,
+    size: *mut usize,
+) -> pmix_status_t {
     // SAFETY: NULL or valid/writable (caller guarantee).
     let (Some(v), Some(size)) = (unsafe { v.as_ref() }, unsafe { size.as_mut() }) else {
         return PMIX_ERR_BAD_PARAM;
@@ -108,7 +127,10 @@ pub unsafe extern "C" fn PMIx_Value_get_size(v: *const pmix_value_t, size: *mut 
 /// # Safety
 /// `info` is NULL or a valid info; `size` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Info_get_size(info: *const pmix_info_t, size: *mut usize) -> pmix_status_t {
+pub unsafe extern "C" fn PMIx_Info_get_size(
+    info: *const pmix_info_t,
+    size: *mut usize,
+) -> pmix_status_t {
     // SAFETY: NULL or valid (caller guarantee).
     let Some(i) = (unsafe { info.as_ref() }) else {
         return PMIX_ERR_BAD_PARAM;
@@ -148,7 +170,11 @@ pub unsafe extern "C" fn PMIx_Data_array_init(p: *mut pmix_data_array_t, type_: 
 /// # Safety
 /// `p` is NULL or writable; what it held is not released.
 #[no_mangle]
-pub unsafe extern "C" fn PMIx_Data_array_construct(p: *mut pmix_data_array_t, num: usize, type_: pmix_data_type_t) {
+pub unsafe extern "C" fn PMIx_Data_array_construct(
+    p: *mut pmix_data_array_t,
+    num: usize,
+    type_: pmix_data_type_t,
+) {
     // SAFETY: NULL or writable (caller guarantee).
     let Some(d) = (unsafe { p.as_mut() }) else {
         return;
@@ -166,7 +192,10 @@ pub unsafe extern "C" fn PMIx_Data_array_construct(p: *mut pmix_data_array_t, nu
 /// ([`PMIx_Data_array_construct`]); NULL for `n == 0` or when memory runs
 /// out. Released with [`PMIx_Data_array_free`].
 #[no_mangle]
-pub extern "C" fn PMIx_Data_array_create(n: usize, type_: pmix_data_type_t) -> *mut pmix_data_array_t {
+pub extern "C" fn PMIx_Data_array_create(
+    n: usize,
+    type_: pmix_data_type_t,
+) -> *mut pmix_data_array_t {
     if n == 0 {
         return ptr::null_mut();
     }
