@@ -397,14 +397,3 @@ pub unsafe extern "C" fn PMIx_Info_list_get_info(
     }
     entry
 }
-
-/// `size_t PMIx_Info_list_get_size(void *ptr)`: number of entries (0 for
-/// NULL).
-///
-/// # Safety
-/// `ptr` is NULL or a live list handle.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Info_list_get_size(ptr: *mut c_void) -> usize {
-    // SAFETY: NULL or a live handle (caller guarantee).
-    unsafe { list(ptr) }.map_or(0, |l| l.items.len())
-}

@@ -75,7 +75,6 @@ pmix_status_t PMIx_Info_list_prepend(void *ptr, const char *key, const void *val
                                      pmix_data_type_t type);
 pmix_status_t PMIx_Info_list_xfer_unique(void *ptr, const pmix_info_t *info, bool overwrite);
 pmix_info_t *PMIx_Info_list_get_info(void *ptr, void *prev, void **next);
-size_t PMIx_Info_list_get_size(void *ptr);
 void PMIx_Coord_construct(pmix_coord_t *m);
 void PMIx_Coord_destruct(pmix_coord_t *m);
 pmix_coord_t *PMIx_Coord_create(size_t dims, size_t number);
@@ -120,9 +119,6 @@ void PMIx_Pdata_construct(pmix_pdata_t *p);
 void PMIx_Pdata_destruct(pmix_pdata_t *p);
 pmix_pdata_t *PMIx_Pdata_create(size_t n);
 void PMIx_Pdata_free(pmix_pdata_t *p, size_t n);
-void PMIx_Pdata_load(pmix_pdata_t *dest, const pmix_proc_t *p, const char *key,
-                     const void *data, pmix_data_type_t type);
-void PMIx_Pdata_xfer(pmix_pdata_t *dest, const pmix_pdata_t *src);
 pmix_app_t *PMIx_App_create(size_t n);
 void PMIx_App_info_create(pmix_app_t *p, size_t n);
 void PMIx_App_free(pmix_app_t *p, size_t n);
@@ -305,7 +301,6 @@ static void test_info_list(void)
     PMIx_Info_load(&extra, "a", &two, PMIX_INT);
     CHECK(PMIx_Info_list_xfer_unique(list, &extra, true) == PMIX_SUCCESS);
     PMIx_Info_destruct(&extra);
-    CHECK(PMIx_Info_list_get_size(list) == 3);
 
     const char *want[] = {"first", "a", "b"};
     void *cursor = NULL, *next = NULL;
@@ -418,18 +413,14 @@ static void test_spawn_query_pdata(void)
     PMIx_Query_qualifiers_create(qs, 2);
     PMIx_Query_release(qs);
 
-    pmix_proc_t pub;
-    PMIx_Load_procid(&pub, "job", 1);
-    pmix_pdata_t pd, copy;
-    PMIx_Pdata_load(&pd, &pub, "key", "published", PMIX_STRING);
-    PMIx_Pdata_xfer(&copy, &pd);
-    CHECK(strcmp(copy.key, "key") == 0 && copy.proc.rank == 1);
-    CHECK(copy.value.type == PMIX_STRING && strcmp(copy.value.data.string, "published") == 0);
-    CHECK(copy.value.data.string != pd.value.data.string);
+    pmix_pdata_t pd;
+    PMIx_Pdata_construct(&pd);
+    CHECK(pd.value.type == PMIX_UNDEF && pd.key[0] == 0);
+    PMIx_Value_load(&pd.value, "published", PMIX_STRING);
     PMIx_Pdata_destruct(&pd);
-    PMIx_Pdata_destruct(&copy);
+    CHECK(pd.value.type == PMIX_UNDEF);
     pmix_pdata_t *pds = PMIx_Pdata_create(2);
-    PMIx_Pdata_load(&pds[1], NULL, "k", "v", PMIX_STRING);
+    PMIx_Value_load(&pds[1].value, "v", PMIX_STRING);
     PMIx_Pdata_free(pds, 2);
 }
 
