@@ -6,7 +6,8 @@
 //! the slot. The C callback (from any thread) takes the box back, frees
 //! the copies and completes. A slot that returns
 //! `PMIX_OPERATION_SUCCEEDED` is done without a callback; any other
-//! non-success return means no callback will come. The server calls the
+//! non-success return means no callback will come. `client_connected` is
+//! the exception: called with a NULL callback, as OpenPMIx 4.2 does. The server calls the
 //! host without holding its locks, and this adapter holds none either.
 
 use std::collections::HashMap;
@@ -322,6 +323,12 @@ impl CHost {
 }
 
 impl Host for CHost {
+    /// The 4.x rule of the (deprecated) `client_connected` slot, as
+    /// OpenPMIx 4.2.2 calls it: with a NULL callback, the return being the
+    /// answer (`PMIX_SUCCESS` or `PMIX_OPERATION_SUCCEEDED`: admitted).
+    /// Hosts written for it rely on that: Slurm's PMIx plugin returns
+    /// `PMIX_SUCCESS` and calls no callback (it would call a non-NULL one
+    /// only from PMIx v6 on), ORTE's ext3x copes with a NULL one.
     fn client_connected(&self, proc: &Proc, done: Completion<()>) {
         let m = self.module();
         let Some(f) = m.client_connected else {
@@ -329,13 +336,14 @@ impl Host for CHost {
         };
         let cp = proc_to_c(proc);
         let obj = self.object(proc);
-        let pending = Pending {
-            done,
-            _keep: Keep::none(),
-        };
-        // SAFETY: the host's slot with a proc valid during the call (ORTE
-        // copies it) and the object it registered.
-        settle(pending, |d| unsafe { f(&cp, obj, Some(op_cb), d) });
+        // SAFETY: the host's slot with a proc valid during the call (hosts
+        // copy it), the object it registered and no callback.
+        let rc = unsafe { f(&cp, obj, None, ptr::null_mut()) };
+        if rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED {
+            done(Ok(()));
+        } else {
+            done(Err(Error::new(Status(rc))));
+        }
     }
 
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) {
@@ -552,3 +560,7 @@ impl Host for CHost {
         self.codes_call(codes, done, false);
     }
 }
+
+#[cfg(test)]
+#[path = "host_tests.rs"]
+mod tests;
