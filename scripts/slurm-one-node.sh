@@ -63,8 +63,29 @@ shift 2
 work="$(mktemp -d "${TMPDIR:-/tmp}/pmixrs-slurm.XXXXXX")"
 chmod 0700 "$work"
 pids=()
+# The slurmstepd processes of this Slurm (they daemonize, so they are not
+# our children): the ones with a file open in our directory.
+our_stepds() {
+    local p
+    for p in /proc/[0-9]*; do
+        [ "$(cat "$p/comm" 2>/dev/null)" = slurmstepd ] || continue
+        if ls -l "$p/fd" 2>/dev/null | grep -q -- "-> $work/"; then
+            echo "${p#/proc/}"
+        fi
+    done
+}
 cleanup() {
     local rc=$?
+    # Let the steps report their end to slurmd/slurmctld first: a
+    # slurmstepd whose controller is gone retries for ever.
+    for _ in $(seq 100); do
+        [ -z "$(our_stepds)" ] && break
+        sleep 0.1
+    done
+    for pid in $(our_stepds); do
+        echo "slurm: slurmstepd $pid still running, killed" >&2
+        kill -9 "$pid" 2>/dev/null || true
+    done
     for pid in "${pids[@]}"; do
         kill "$pid" 2>/dev/null || true
     done
