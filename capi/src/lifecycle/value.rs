@@ -64,8 +64,11 @@ fn str_truth(s: &[u8]) -> pmix_boolean_t {
 /// `pmix_boolean_t PMIx_Value_true(const pmix_value_t *v)`: whether the
 /// value says true: NULL (the attribute is absent) is `PMIX_BOOL_FALSE`;
 /// `PMIX_UNDEF` (present without a value) is `PMIX_BOOL_TRUE`; a
-/// `PMIX_BOOL` is its flag; a `PMIX_STRING` reads as described at
-/// [`str_truth`] (NULL: true); any other type is `PMIX_NON_BOOL`.
+/// `PMIX_BOOL` is its flag; a `PMIX_STRING` (NULL: true) reads as the
+/// private `str_truth` says: leading blanks skipped; empty or a number
+/// other than 0 true, 0 false; `yes`/`true`/`enable` prefixes, `y`, `t`
+/// true; `no`/`false`/`disable` prefixes, `n`, `f` false (any case);
+/// else `PMIX_NON_BOOL`. Any other type is `PMIX_NON_BOOL`.
 ///
 /// # Safety
 /// `v` is NULL or a valid value.
