@@ -1,8 +1,8 @@
 //! The up-call rules of [`CHost`] that hosts written for OpenPMIx 4.2
 //! depend on.
 
+use std::cell::Cell;
 use std::os::raw::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use pmix_core::{Proc, Status};
@@ -11,8 +11,11 @@ use pmix_server::Host;
 use super::{CHost, Objects};
 use crate::types::*;
 
-/// Calls of [`slurm_connected`] that got a callback.
-static WITH_CALLBACK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Calls of [`slurm_connected`] on this thread that got a callback
+    /// (the up-call runs on the caller's thread).
+    static WITH_CALLBACK: Cell<usize> = const { Cell::new(0) };
+}
 
 /// Slurm 22.05's `client_connected`: returns `PMIX_SUCCESS` and calls no
 /// callback (before PMIx v6 the callback was always NULL).
@@ -23,8 +26,7 @@ unsafe extern "C" fn slurm_connected(
     _cbdata: *mut c_void,
 ) -> pmix_status_t {
     if cbfunc.is_some() {
-        // ORDERING: a counter read after the call returned, on this thread.
-        WITH_CALLBACK.fetch_add(1, Ordering::Relaxed);
+        WITH_CALLBACK.with(|n| n.set(n.get() + 1));
     }
     PMIX_SUCCESS
 }
@@ -60,8 +62,7 @@ fn connect(slot: pmix_server_client_connected_fn_t) -> Option<pmix_core::Result<
 fn client_connected_is_called_without_callback_and_its_return_is_the_answer() {
     let r = connect(Some(slurm_connected)).expect("PMIX_SUCCESS completes at once");
     assert!(r.is_ok(), "{r:?}");
-    // ORDERING: read after the up-call returned, on this thread.
-    assert_eq!(WITH_CALLBACK.load(Ordering::Relaxed), 0);
+    assert_eq!(WITH_CALLBACK.with(Cell::get), 0);
     let r = connect(Some(refusing)).expect("a refusal completes at once");
     assert_eq!(r.unwrap_err().status(), Status(PMIX_ERR_NOT_SUPPORTED));
     assert!(connect(None).expect("no slot: admitted").is_ok());
