@@ -38,7 +38,7 @@ skip() {
 if [ "${1:-}" != "--inside" ]; then
     [ $# -ge 2 ] || { echo "usage: $0 <libpmix.so.2> <mpi program>..." >&2; exit 2; }
     [ "$(id -u)" = 0 ] || skip "not root (a bind mount and the Slurm daemons need root)"
-    for tool in slurmctld slurmd srun sinfo munged mungekey unshare mount timeout; do
+    for tool in slurmctld slurmd srun sinfo munged mungekey unshare mount timeout python3; do
         command -v "$tool" >/dev/null || skip "$tool not installed (Debian: slurmd slurmctld slurm-client munge)"
     done
     [ -f "$PLUGIN" ] || skip "no $PLUGIN (Debian: slurm-wlm-basic-plugins)"

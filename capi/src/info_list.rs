@@ -397,3 +397,75 @@ pub unsafe extern "C" fn PMIx_Info_list_get_info(
     }
     entry
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys of a list, walked with `PMIx_Info_list_get_info`.
+    fn keys(list: *mut c_void) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cursor: *mut c_void = ptr::null_mut();
+        loop {
+            let mut next: *mut c_void = ptr::null_mut();
+            // SAFETY: a live list and a writable cursor.
+            let info = unsafe { PMIx_Info_list_get_info(list, cursor, &mut next) };
+            // SAFETY: NULL or an entry of the list.
+            let Some(i) = (unsafe { info.as_ref() }) else {
+                break;
+            };
+            out.push(String::from_utf8_lossy(cmem::fixed_bytes(&i.key)).into_owned());
+            if next.is_null() {
+                break;
+            }
+            cursor = next;
+        }
+        out
+    }
+
+    #[test]
+    fn unique_adds_replace_only_with_overwrite_and_prepend_goes_first() {
+        let list = PMIx_Info_list_start();
+        let (one, two) = (1i32, 2i32);
+        // SAFETY: a live list, C strings and valid data.
+        unsafe {
+            let p = |x: &i32| (x as *const i32).cast::<c_void>();
+            assert_eq!(
+                PMIx_Info_list_add(list, c"a".as_ptr(), p(&one), PMIX_INT),
+                PMIX_SUCCESS
+            );
+            assert_eq!(
+                PMIx_Info_list_add_unique(list, c"a".as_ptr(), p(&two), PMIX_INT, false),
+                PMIX_SUCCESS
+            );
+            let first = &*PMIx_Info_list_get_info(list, ptr::null_mut(), &mut ptr::null_mut());
+            assert_eq!(first.value.data.integer, 1);
+            assert_eq!(
+                PMIx_Info_list_add_unique(list, c"a".as_ptr(), p(&two), PMIX_INT, true),
+                PMIX_SUCCESS
+            );
+            let first = &*PMIx_Info_list_get_info(list, ptr::null_mut(), &mut ptr::null_mut());
+            assert_eq!(first.value.data.integer, 2);
+            assert_eq!(
+                PMIx_Info_list_prepend(list, c"z".as_ptr(), p(&one), PMIX_INT),
+                PMIX_SUCCESS
+            );
+            assert_eq!(
+                PMIx_Info_list_add(list, c"b".as_ptr(), p(&one), PMIX_INT),
+                PMIX_SUCCESS
+            );
+        }
+        assert_eq!(keys(list), ["z", "a", "b"]);
+        // SAFETY: an empty walk and a NULL list answer NULL.
+        unsafe {
+            let mut next: *mut c_void = 9usize as *mut c_void;
+            assert!(PMIx_Info_list_get_info(ptr::null_mut(), ptr::null_mut(), &mut next).is_null());
+            assert!(next.is_null());
+            PMIx_Info_list_release(list);
+        }
+        let empty = PMIx_Info_list_start();
+        assert!(keys(empty).is_empty());
+        // SAFETY: a live list, released once.
+        unsafe { PMIx_Info_list_release(empty) };
+    }
+}
