@@ -1,4 +1,4 @@
-//! What the server handle, the listener, the connection threads, the timer
+//! What the server handle, the reactor, the timer
 //! and host completions share: [`Inner`], with the state behind its one
 //! lock ([`State`]). Every operation module takes an `&Inner`; this module
 //! only holds the pieces (each defined in its own module) together.
@@ -17,7 +17,7 @@ use pmix_shm::barrier::BarrierTable;
 use pmix_shm::ring::Ring;
 use pmix_shm::segment::Segment;
 use pmix_shm::store::{StoreReader, StoreWriter};
-use pmix_shm::sync::AtomicBool;
+use pmix_shm::sync::{AtomicBool, AtomicUsize};
 
 use crate::admission::Admission;
 use crate::collective::Collectives;
@@ -35,7 +35,8 @@ use crate::timer::Timer;
 pub(crate) const JOB_STORE_ID: u32 = 0;
 pub(crate) const BARRIERS_ID: u32 = 0;
 
-/// State shared by the server handle, the listener and connection threads.
+/// State shared by the server handle, the reactor, the timer and host
+/// completions.
 pub(crate) struct Inner {
     pub(crate) cfg: ServerConfig,
     pub(crate) me: Proc,
@@ -52,6 +53,8 @@ pub(crate) struct Inner {
     /// Held `get`s and direct-modex requests, departed clients' cards.
     pub(crate) commits: Commits,
     pub(crate) stopping: AtomicBool,
+    /// Connections closed because their outbound queue overflowed.
+    pub(crate) overflowed: AtomicUsize,
     /// Each client's requests the host has not answered yet.
     pub(crate) inflight: InFlight,
     /// The connections in their handshake, and their limit.
