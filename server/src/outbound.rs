@@ -37,7 +37,11 @@ pub(crate) struct Overflow {
 pub(crate) fn send_now(stream: &UnixStream, bytes: &[u8]) -> io::Result<usize> {
     let mut sent = 0;
     while sent < bytes.len() {
-        match send(stream, &bytes[sent..], SendFlags::NOSIGNAL | SendFlags::DONTWAIT) {
+        match send(
+            stream,
+            &bytes[sent..],
+            SendFlags::NOSIGNAL | SendFlags::DONTWAIT,
+        ) {
             Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
             Ok(n) => sent += n,
             Err(e) if e == rustix::io::Errno::INTR => {}
@@ -155,6 +159,11 @@ mod tests {
         }
         assert!(q.is_empty());
         let got = reader.join().unwrap();
-        assert!(got.len() == total && got[sent..].chunks(chunk.len()).all(|c| c == &chunk[..c.len()]));
+        assert!(
+            got.len() == total
+                && got[sent..]
+                    .chunks(chunk.len())
+                    .all(|c| c == &chunk[..c.len()])
+        );
     }
 }

@@ -442,7 +442,10 @@ impl Reactor {
                 link.proc, link.proc.rank.0
             ));
         }
-        if link.ended().is_some_and(|w| w.contains("max_outbound_bytes")) {
+        if link
+            .ended()
+            .is_some_and(|w| w.contains("max_outbound_bytes"))
+        {
             // ORDERING: Relaxed — a counter for tests and logs.
             self.inner.overflowed.fetch_add(1, Ordering::Relaxed);
         }

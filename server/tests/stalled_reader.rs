@@ -79,8 +79,8 @@ fn flood(mut s: UnixStream) -> (usize, String) {
         codes: vec![Status(-3001)],
         default: false,
     };
-    let one = frame::encode_frame(proto::PROTOCOL_VERSION, req.msg_type(), 7, &req.encode())
-        .unwrap();
+    let one =
+        frame::encode_frame(proto::PROTOCOL_VERSION, req.msg_type(), 7, &req.encode()).unwrap();
     let batch: Vec<u8> = one.iter().copied().cycle().take(one.len() * 1000).collect();
     s.set_write_timeout(Some(Duration::from_secs(3))).unwrap();
     let mut sent = 0;
