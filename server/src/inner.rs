@@ -27,6 +27,7 @@ use crate::host::Host;
 use crate::inflight::InFlight;
 use crate::link::ReplyTo;
 use crate::ops::event::interest::Interests;
+use crate::ops::event::pusher::Pusher;
 use crate::ops::event::store::EventStore;
 use crate::registry::Registry;
 use crate::timer::Timer;
@@ -57,6 +58,8 @@ pub(crate) struct Inner {
     pub(crate) overflowed: AtomicUsize,
     /// Each client's requests the host has not answered yet.
     pub(crate) inflight: InFlight,
+    /// Pushes into connected clients' event rings that wait for room.
+    pub(crate) pusher: Pusher,
     /// The connections in their handshake, and their limit.
     pub(crate) admission: Admission,
     pub(crate) dir: PathBuf,

@@ -186,6 +186,7 @@ impl Server {
             internal: Mutex::new(Vec::new()),
             commits: data::commits::Commits::default(),
             admission: admission::Admission::new(cfg.max_handshakes),
+            pusher: ops::event::pusher::Pusher::default(),
             inflight: inflight::InFlight::new(cfg.max_pending_per_client),
             cfg,
             me,
