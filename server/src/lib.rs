@@ -486,6 +486,7 @@ impl Server {
             }
         }
         departure::close_all(&self.inner);
+        self.inner.pusher.stop();
         let _ = std::fs::remove_file(&self.inner.socket_path);
         let _ = std::fs::remove_dir(&self.inner.dir);
     }

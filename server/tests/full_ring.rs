@@ -30,8 +30,7 @@ const ANSWER: Duration = Duration::from_secs(1);
 fn notify(n: u32, skip: Vec<u32>) -> Request {
     let info = [Info::new("pmix.test.n", Value::Uint32(n)).unwrap()];
     let mut event =
-        EventMsg::for_notify(Status(-3001), Some(p("a", 0)), DataRange::NAMESPACE, &info)
-            .unwrap();
+        EventMsg::for_notify(Status(-3001), Some(p("a", 0)), DataRange::NAMESPACE, &info).unwrap();
     event.id = EventId {
         origin: EventId::client_origin(4321),
         seq: u64::from(n),
@@ -109,6 +108,10 @@ fn a_full_event_ring_delays_no_request() {
         });
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert_eq!(got, (0..EVENTS).collect::<Vec<_>>(), "every event, in order");
+    assert_eq!(
+        got,
+        (0..EVENTS).collect::<Vec<_>>(),
+        "every event, in order"
+    );
     server.finalize();
 }

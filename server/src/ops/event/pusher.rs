@@ -84,12 +84,24 @@ impl Pusher {
     }
 }
 
+impl Pusher {
+    /// Drops what is queued and ends the thread after the push it is
+    /// running (the server stops). Never joins: the last reference to the
+    /// server may be released by a job running on the pusher thread.
+    pub(crate) fn stop(&self) {
+        let dropped = {
+            let mut q = self.shared.queue.lock();
+            q.stopped = true;
+            std::mem::take(&mut q.jobs)
+        };
+        drop(dropped);
+        self.shared.changed.notify_one();
+    }
+}
+
 impl Drop for Pusher {
     fn drop(&mut self) {
-        // Never joins: the last reference to the server (and so this drop)
-        // may be released by a job running on the pusher thread itself.
-        self.shared.queue.lock().stopped = true;
-        self.shared.changed.notify_one();
+        self.stop();
     }
 }
 
