@@ -161,18 +161,20 @@ impl Link {
     }
 
     /// Writes what waits, as far as the socket takes it (the reactor, when
-    /// the socket is writable). `false` when the connection is over.
-    pub(crate) fn flush(&self) -> bool {
+    /// the socket is writable): `Some(true)` when nothing waits any more,
+    /// `Some(false)` when bytes still wait for room, `None` when the
+    /// connection is over.
+    pub(crate) fn flush(&self) -> Option<bool> {
         let mut out = self.out.lock();
         if out.ended.is_some() {
-            return false;
+            return None;
         }
         match out.queue.flush(&self.stream) {
-            Ok(_) => true,
+            Ok(done) => Some(done),
             Err(e) => {
                 out.ended = Some(format!("write failed: {e}"));
                 out.queue.clear();
-                false
+                None
             }
         }
     }

@@ -72,6 +72,9 @@ enum Phase {
 struct Conn {
     stream: Arc<UnixStream>,
     phase: Phase,
+    /// Registered for `WRITABLE` too: bytes wait in its queue. (Without
+    /// them, each read of the client would wake the reactor for nothing.)
+    writing: bool,
 }
 
 struct Reactor {
@@ -161,8 +164,10 @@ impl Reactor {
                         if ev.is_writable() {
                             self.writable(t);
                         }
-                        if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
-                            self.readable(t);
+                        if ev.is_read_closed() || ev.is_error() {
+                            self.readable(t, true);
+                        } else if ev.is_readable() {
+                            self.readable(t, false);
                         }
                     }
                 }
@@ -171,7 +176,7 @@ impl Reactor {
                 self.nudged(n);
             }
             for t in std::mem::take(&mut self.again) {
-                self.readable(t);
+                self.readable(t, true);
             }
             self.expire(Instant::now());
         }
@@ -180,6 +185,9 @@ impl Reactor {
 
     /// The earliest handshake deadline, or the next accept retry.
     fn next_deadline(&self) -> Option<Instant> {
+        if self.inner.admission.in_handshake() == 0 {
+            return self.accept_retry;
+        }
         self.conns
             .values()
             .filter_map(|c| match &c.phase {
@@ -226,7 +234,7 @@ impl Reactor {
             let registered = self.poll.registry().register(
                 &mut SourceFd(&stream.as_raw_fd()),
                 token,
-                Interest::READABLE | Interest::WRITABLE,
+                Interest::READABLE,
             );
             if let Err(e) = registered {
                 self.inner
@@ -243,6 +251,7 @@ impl Reactor {
                 Conn {
                     stream: Arc::new(stream),
                     phase,
+                    writing: false,
                 },
             );
             // Bytes may have come before the registration.
@@ -251,7 +260,9 @@ impl Reactor {
     }
 
     /// The connection's socket has bytes (or ended).
-    fn readable(&mut self, t: Token) {
+    /// `to_the_end`: read until the socket says it has nothing (an end
+    /// included), not only until a read comes back short.
+    fn readable(&mut self, t: Token, to_the_end: bool) {
         let Some(c) = self.conns.get_mut(&t) else {
             return;
         };
@@ -271,7 +282,7 @@ impl Reactor {
             Phase::Host { .. } | Phase::Gone => {}
             Phase::Serving { link, reader } => {
                 let link = Arc::clone(link);
-                let progress = read_some(&c.stream, reader, &mut self.rbuf);
+                let progress = read_some(&c.stream, reader, &mut self.rbuf, to_the_end);
                 // What came before an end is served first.
                 self.serve_frames(t, &link);
                 match progress {
@@ -325,17 +336,33 @@ impl Reactor {
         }
     }
 
-    /// The connection's socket has room: write what waits.
+    /// The connection's socket has room, or bytes came to wait in its
+    /// queue: write what waits, and watch for room while some still wait.
     fn writable(&mut self, t: Token) {
-        let Some(Conn {
-            phase: Phase::Serving { link, .. },
-            ..
-        }) = self.conns.get(&t)
-        else {
+        let Some(c) = self.conns.get_mut(&t) else {
             return;
         };
-        if !link.flush() {
-            self.end_serving(t, None);
+        let Phase::Serving { link, .. } = &c.phase else {
+            return;
+        };
+        let Some(done) = link.flush() else {
+            return self.end_serving(t, None);
+        };
+        if c.writing == done {
+            let interest = if done {
+                Interest::READABLE
+            } else {
+                Interest::READABLE | Interest::WRITABLE
+            };
+            let fd = c.stream.as_raw_fd();
+            if let Err(e) = self
+                .poll
+                .registry()
+                .reregister(&mut SourceFd(&fd), t, interest)
+            {
+                return self.end_serving(t, Some(format!("epoll: {e}")));
+            }
+            c.writing = !done;
         }
     }
 
@@ -388,6 +415,9 @@ impl Reactor {
     fn expire(&mut self, now: Instant) {
         if self.accept_retry.is_some_and(|at| at <= now) {
             self.accept_all();
+        }
+        if self.inner.admission.in_handshake() == 0 {
+            return;
         }
         let late: Vec<(Token, Refusal)> = self
             .conns
@@ -495,11 +525,13 @@ enum Progress {
 }
 
 /// Reads what `stream` has into `reader`, at most about [`READ_BUDGET`]
-/// bytes.
+/// bytes. Unless `to_the_end`, a short read ends the turn: the socket
+/// was empty then, and bytes that come later raise a new edge.
 fn read_some(
     mut stream: &UnixStream,
     reader: &mut FrameReader,
     buf: &mut [u8],
+    to_the_end: bool,
 ) -> std::io::Result<Progress> {
     let mut got = 0;
     while got < READ_BUDGET {
@@ -508,6 +540,11 @@ fn read_some(
             Ok(n) => {
                 reader.push(&buf[..n]);
                 got += n;
+                if n < buf.len() && !to_the_end {
+                    // A stream socket's read takes all there is: the
+                    // socket is empty now, and new bytes make a new edge.
+                    return Ok(Progress::Drained);
+                }
             }
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(Progress::Drained),
