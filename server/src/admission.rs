@@ -3,12 +3,12 @@
 //! ([`Admission`]), how long a handshake may take from the accept (an
 //! absolute deadline, not restarted by each byte), and how big a `HELLO`
 //! may be ([`MAX_HELLO_BODY`]; a bigger frame header is refused before
-//! its body is read). `listener.rs` runs the handshake within these.
+//! its body is read, [`HelloBuf`]). The reactor (`reactor.rs`) runs each
+//! handshake within these.
 
 use std::io::{ErrorKind, Read};
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use pmix_core::codec::frame::{Frame, FrameHeader, HEADER_LEN};
 use pmix_core::{Error, Result, Status};
@@ -50,7 +50,7 @@ impl Admission {
     /// A place for one more connection, or `None` (with the count) when
     /// `limit` connections are in their handshake already.
     pub(crate) fn admit(&self) -> std::result::Result<Admitted, usize> {
-        // ORDERING: Relaxed — only the accept thread increments, so the
+        // ORDERING: Relaxed — only the reactor thread increments, so the
         // check and the increment cannot race another admission; a
         // decrement seen late only refuses one connection more.
         let now = self.handshaking.load(Ordering::Relaxed);
@@ -71,84 +71,72 @@ impl Admission {
     }
 }
 
-/// Reads exactly `buf.len()` bytes before `deadline`. `Ok(false)`: the
-/// peer closed the socket before sending anything.
-fn read_exact_by(
-    stream: &mut UnixStream,
-    buf: &mut [u8],
-    deadline: Instant,
-    span: Duration,
-) -> Result<bool> {
-    let timeout = || {
-        Error::with_context(
-            Status::ERR_TIMEOUT,
-            format!("no complete hello within {span:?} of connecting"),
-        )
-    };
-    let mut got = 0;
-    while got < buf.len() {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(timeout());
-        }
-        // The socket's timeout is re-armed with what is left of the
-        // deadline before each read: a byte does not buy more time.
-        stream.set_read_timeout(Some(left)).map_err(|e| {
-            Error::with_context(Status::ERR_LOST_CONNECTION, format!("socket: {e}"))
-        })?;
-        match stream.read(&mut buf[got..]) {
-            Ok(0) if got == 0 => return Ok(false),
-            Ok(0) => {
-                return Err(Error::with_context(
-                    Status::ERR_LOST_CONNECTION,
-                    "the peer closed the socket in the middle of its hello",
-                ))
-            }
-            Ok(n) => got += n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                return Err(timeout());
-            }
-            Err(e) => {
-                return Err(Error::with_context(
-                    Status::ERR_LOST_CONNECTION,
-                    format!("read: {e}"),
-                ))
-            }
-        }
-    }
-    Ok(true)
+/// A `HELLO` as it arrives on a non-blocking socket: never more than
+/// the frame's own bytes are read (what follows belongs to the requests),
+/// and a header announcing a body over [`MAX_HELLO_BODY`] is refused
+/// before any of the body is read. The deadline is the reactor's.
+#[derive(Debug, Default)]
+pub(crate) struct HelloBuf {
+    buf: Vec<u8>,
 }
 
-/// The first frame of a connection, read within `span` of its accept
-/// (`accepted`) without
-/// reading past it (the bytes after it belong to the requests): `None`
-/// when the peer closed the socket at once. A header announcing a body
-/// over [`MAX_HELLO_BODY`] is refused before any of the body is read.
-pub(crate) fn read_first_frame(
-    stream: &mut UnixStream,
-    accepted: Instant,
-    span: Duration,
-) -> Result<Option<Frame>> {
-    let deadline = accepted + span;
-    let mut head = [0u8; HEADER_LEN];
-    if !read_exact_by(stream, &mut head, deadline, span)? {
-        return Ok(None);
+/// How far a [`HelloBuf`] got.
+#[derive(Debug)]
+pub(crate) enum HelloRead {
+    /// More bytes are needed; the socket has none now.
+    Pending,
+    /// The peer closed the socket before sending anything.
+    Closed,
+    /// The whole first frame.
+    Frame(Frame),
+}
+
+impl HelloBuf {
+    /// Reads what the socket has of the first frame.
+    ///
+    /// # Errors
+    /// The frame header's error for a bad header,
+    /// `PMIX_ERR_HANDSHAKE_FAILED` for a hello over the limit, `PMIX_ERR_LOST_CONNECTION` for a socket error or a peer that
+    /// closed the socket in the middle of its hello.
+    pub(crate) fn read(&mut self, mut stream: &UnixStream) -> Result<HelloRead> {
+        let mut chunk = [0u8; 512];
+        loop {
+            let want = if self.buf.len() < HEADER_LEN {
+                HEADER_LEN
+            } else {
+                let header = FrameHeader::parse(&self.buf[..HEADER_LEN])?;
+                let len = header.len as usize;
+                if len > MAX_HELLO_BODY {
+                    return Err(Error::with_context(
+                        Status::ERR_HANDSHAKE_FAILED,
+                        format!("a hello of {len} bytes announced; the limit is {MAX_HELLO_BODY}"),
+                    ));
+                }
+                if self.buf.len() == HEADER_LEN + len {
+                    let body = self.buf.split_off(HEADER_LEN);
+                    return Ok(HelloRead::Frame(Frame { header, body }));
+                }
+                HEADER_LEN + len
+            };
+            let need = (want - self.buf.len()).min(chunk.len());
+            match stream.read(&mut chunk[..need]) {
+                Ok(0) if self.buf.is_empty() => return Ok(HelloRead::Closed),
+                Ok(0) => {
+                    return Err(Error::with_context(
+                        Status::ERR_LOST_CONNECTION,
+                        "the peer closed the socket in the middle of its hello",
+                    ))
+                }
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(HelloRead::Pending),
+                Err(e) => {
+                    return Err(Error::with_context(
+                        Status::ERR_LOST_CONNECTION,
+                        format!("read: {e}"),
+                    ))
+                }
+            }
+        }
     }
-    let header = FrameHeader::parse(&head)?;
-    let len = header.len as usize;
-    if len > MAX_HELLO_BODY {
-        return Err(Error::with_context(
-            Status::ERR_HANDSHAKE_FAILED,
-            format!("a hello of {len} bytes announced; the limit is {MAX_HELLO_BODY}"),
-        ));
-    }
-    let mut body = vec![0u8; len];
-    if !read_exact_by(stream, &mut body, deadline, span)? && len > 0 {
-        return Err(Error::with_context(
-            Status::ERR_LOST_CONNECTION,
-            "the peer closed the socket after its hello's header",
-        ));
-    }
-    Ok(Some(Frame { header, body }))
 }

@@ -56,6 +56,11 @@ pub struct ServerConfig {
     /// How long a new connection may take to complete its handshake, from
     /// its accept (default 10 s); not restarted by each byte received.
     pub handshake_timeout: Duration,
+    /// Most reply bytes that may wait for one client that does not read
+    /// its socket (default 64 MiB). A reply that would exceed it closes
+    /// that client's connection (logged with its rank): the client is
+    /// treated as lost, its operations fail, and nobody else waits for it.
+    pub max_outbound_bytes: usize,
 }
 
 impl ServerConfig {
@@ -79,6 +84,7 @@ impl ServerConfig {
             max_pending_per_client: 256,
             max_handshakes: 64,
             handshake_timeout: Duration::from_secs(10),
+            max_outbound_bytes: 64 << 20,
         }
     }
 }

@@ -5,6 +5,11 @@
 //! never holds its own locks while calling the host, so a host may call back
 //! into the [`Server`](crate::Server) from inside an up-call.
 //!
+//! Most up-calls are made on the server's one control-plane thread (its
+//! reactor), which serves every client: an up-call must not wait for
+//! anything (hand slow work to another thread and complete from there),
+//! or every client waits with it.
+//!
 //! The defaults answer `PMIX_ERR_NOT_SUPPORTED` (or succeed, for the pure
 //! notifications `client_connected` / `client_finalized`), so a host
 //! implements only what it offers.

@@ -1,4 +1,4 @@
-//! What the server handle, the listener, the connection threads, the timer
+//! What the server handle, the reactor, the timer
 //! and host completions share: [`Inner`], with the state behind its one
 //! lock ([`State`]). Every operation module takes an `&Inner`; this module
 //! only holds the pieces (each defined in its own module) together.
@@ -17,7 +17,7 @@ use pmix_shm::barrier::BarrierTable;
 use pmix_shm::ring::Ring;
 use pmix_shm::segment::Segment;
 use pmix_shm::store::{StoreReader, StoreWriter};
-use pmix_shm::sync::AtomicBool;
+use pmix_shm::sync::{AtomicBool, AtomicUsize};
 
 use crate::admission::Admission;
 use crate::collective::Collectives;
@@ -27,6 +27,7 @@ use crate::host::Host;
 use crate::inflight::InFlight;
 use crate::link::ReplyTo;
 use crate::ops::event::interest::Interests;
+use crate::ops::event::pusher::Pusher;
 use crate::ops::event::store::EventStore;
 use crate::registry::Registry;
 use crate::timer::Timer;
@@ -35,7 +36,8 @@ use crate::timer::Timer;
 pub(crate) const JOB_STORE_ID: u32 = 0;
 pub(crate) const BARRIERS_ID: u32 = 0;
 
-/// State shared by the server handle, the listener and connection threads.
+/// State shared by the server handle, the reactor, the timer and host
+/// completions.
 pub(crate) struct Inner {
     pub(crate) cfg: ServerConfig,
     pub(crate) me: Proc,
@@ -52,8 +54,12 @@ pub(crate) struct Inner {
     /// Held `get`s and direct-modex requests, departed clients' cards.
     pub(crate) commits: Commits,
     pub(crate) stopping: AtomicBool,
+    /// Connections closed because their outbound queue overflowed.
+    pub(crate) overflowed: AtomicUsize,
     /// Each client's requests the host has not answered yet.
     pub(crate) inflight: InFlight,
+    /// Pushes into connected clients' event rings that wait for room.
+    pub(crate) pusher: Pusher,
     /// The connections in their handshake, and their limit.
     pub(crate) admission: Admission,
     pub(crate) dir: PathBuf,

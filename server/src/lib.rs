@@ -33,28 +33,35 @@
 //! | file / folder | job | may depend on |
 //! |---|---|---|
 //! | `lib.rs` | [`Server`]: the host's API, segment and socket set-up | everything |
-//! | `listener.rs` | accept, handshake (one refusal path), a lost client | dispatch, ops, inner, link |
+//! | `reactor.rs` | the control plane's one thread: accept, each handshake's steps, reading and serving requests, flushing queued replies | handshake, departure, dispatch, ops, inner, link, nudge |
+//! | `handshake.rs` | a hello's checks, the host's answer, the welcome (one refusal path) | departure, inner, link, nudge, outbound |
+//! | `departure.rs` | a lost client (what it means for its peers), the connections' end at stop | ops, inner, link |
 //! | `dispatch.rs` | a request frame → the operation that answers it | data, ops, inner, link |
 //! | `ops/` | one module per request family: `fence`, `event/`, `pubsub`, `log`, `lifecycle` | data, inner, the pure state, leaves |
 //! | `data/` | registration, job data, modex cards, server-side `get` (direct modex) | inner, the pure state, leaves, `ops/event` (a new client's replay and host calls) |
 //! | `inner.rs` | what every thread shares, the state behind the one lock | the pure state, leaves |
 //! | `registry.rs`, `collective.rs`, `ops/event/{store,interest}.rs`, `data/{card,commits}.rs`, `timer.rs` | pure state: registry, collective tracker, event cache, interest, held requests, timer | link |
-//! | `link.rs`, `config.rs`, `directives.rs`, `host.rs`, `jobdir.rs`, `jobinfo.rs` | leaves | nothing of the crate |
+//! | `link.rs` | a client's connection: replies written at once or queued (bounded) | outbound, nudge |
+//! | `outbound.rs`, `nudge.rs`, `admission.rs`, `config.rs`, `directives.rs`, `host.rs`, `jobdir.rs`, `jobinfo.rs` | leaves | nothing of the crate |
 
 mod admission;
 mod collective;
 mod config;
 mod data;
+mod departure;
 mod directives;
 mod dispatch;
+mod handshake;
 pub mod host;
 mod inflight;
 mod inner;
 pub mod jobdir;
 pub mod jobinfo;
 mod link;
-mod listener;
+mod nudge;
 mod ops;
+mod outbound;
+mod reactor;
 mod registry;
 mod secret;
 mod timer;
@@ -74,7 +81,7 @@ use pmix_shm::region::Region;
 use pmix_shm::ring::{Ring, RingParams};
 use pmix_shm::segment::{Segment, SegmentLayout};
 use pmix_shm::store::{StoreParams, StoreWriter};
-use pmix_shm::sync::{AtomicBool, Ordering};
+use pmix_shm::sync::{AtomicBool, AtomicUsize, Ordering};
 
 pub use config::{hostname, ServerConfig};
 pub use host::{Completion, Host, NullHost};
@@ -88,11 +95,11 @@ use inner::{Inner, State, BARRIERS_ID, JOB_STORE_ID};
 #[derive(Debug)]
 pub struct Server {
     inner: Arc<Inner>,
-    listener: Mutex<Option<JoinHandle<()>>>,
-    /// The listening socket (a second handle): `stop` shuts it down to
-    /// wake the accept loop, which works whatever became of the socket
-    /// file.
-    waker: Option<UnixListener>,
+    /// The reactor thread (`reactor.rs`), joined at stop.
+    reactor: Mutex<Option<JoinHandle<()>>>,
+    /// The reactor's inbox: `stop` wakes it through this, whatever became
+    /// of the socket file.
+    nudges: Arc<nudge::Nudges>,
 }
 
 impl Server {
@@ -179,6 +186,7 @@ impl Server {
             internal: Mutex::new(Vec::new()),
             commits: data::commits::Commits::default(),
             admission: admission::Admission::new(cfg.max_handshakes),
+            pusher: ops::event::pusher::Pusher::default(),
             inflight: inflight::InFlight::new(cfg.max_pending_per_client),
             cfg,
             me,
@@ -188,15 +196,15 @@ impl Server {
             store: Mutex::new(store),
             rings,
             stopping: AtomicBool::new(false),
+            overflowed: AtomicUsize::new(0),
             dir,
             socket_path,
         });
-        let waker = listener.try_clone().ok();
-        let listener = listener::spawn_listener(Arc::clone(&inner), listener)?;
+        let (reactor, nudges) = reactor::start(Arc::clone(&inner), listener)?;
         Ok(Server {
             inner,
-            listener: Mutex::new(Some(listener)),
-            waker,
+            reactor: Mutex::new(Some(reactor)),
+            nudges,
         })
     }
 
@@ -429,6 +437,15 @@ impl Server {
         self.inner.commits.held() + self.inner.inflight.total()
     }
 
+    /// Connections the server closed because their client did not read
+    /// its replies (its outbound queue would have exceeded
+    /// [`ServerConfig::max_outbound_bytes`]).
+    #[doc(hidden)]
+    pub fn overflowed_connections(&self) -> usize {
+        // ORDERING: Relaxed — a counter for tests.
+        self.inner.overflowed.load(Ordering::Relaxed)
+    }
+
     /// Connections in their handshake now.
     #[doc(hidden)]
     pub fn connections_in_handshake(&self) -> usize {
@@ -456,24 +473,20 @@ impl Server {
     /// server other threads still hold: afterwards it accepts no client
     /// and every connection is closed. Idempotent.
     pub fn stop(&self) {
-        // ORDERING: Relaxed — the listener thread also observes the wake-up
-        // connection below; the flag only needs to be seen eventually.
+        // ORDERING: Relaxed — the reactor checks the flag after each
+        // wake-up, and the wake below comes after the store.
         if self.inner.stopping.swap(true, Ordering::Relaxed) {
             return;
         }
-        // Wake the accept loop: shutdown(2) of a listening socket makes a
-        // blocked accept return at once. Connecting to the socket's path
-        // also wakes it, but the path may be gone (someone removed the
-        // directory): then only the shutdown can.
-        if let Some(l) = &self.waker {
-            let _ = rustix::net::shutdown(l, rustix::net::Shutdown::Read);
+        self.nudges.wake();
+        let reactor = self.reactor.lock().take();
+        if let Some(h) = reactor {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
         }
-        let _ = std::os::unix::net::UnixStream::connect(&self.inner.socket_path);
-        let listener = self.listener.lock().take();
-        if let Some(h) = listener {
-            let _ = h.join();
-        }
-        listener::close_all(&self.inner);
+        departure::close_all(&self.inner);
+        self.inner.pusher.stop();
         let _ = std::fs::remove_file(&self.inner.socket_path);
         let _ = std::fs::remove_dir(&self.inner.dir);
     }

@@ -72,6 +72,29 @@ fn cmsg_len(n: usize) -> usize {
 /// * The OS error of `sendmsg`/`send`. If it comes after part of the bytes
 ///   went out, the stream is out of step and should be closed.
 pub fn send_with_fds(sock: &UnixStream, bytes: &[u8], fds: &[BorrowedFd<'_>]) -> io::Result<()> {
+    if bytes.is_empty() && fds.is_empty() {
+        return Ok(());
+    }
+    let sent = try_send_with_fds(sock, bytes, fds)?;
+    send_rest(sock.as_raw_fd(), bytes, sent)
+}
+
+/// One `sendmsg` of `bytes` with `fds` attached (`SCM_RIGHTS`), as much as
+/// the kernel takes at once: the number of bytes sent (the descriptors
+/// went with them). On a non-blocking socket the caller sends the rest
+/// itself, without the descriptors, when the socket is writable again
+/// (how the server's reactor sends its `WELCOME`). `EINTR` is retried;
+/// `MSG_NOSIGNAL` as in [`send_with_fds`].
+///
+/// # Errors
+///
+/// As [`send_with_fds`]; `WouldBlock` on a non-blocking socket with no
+/// room (nothing was sent, the descriptors neither).
+pub fn try_send_with_fds(
+    sock: &UnixStream,
+    bytes: &[u8],
+    fds: &[BorrowedFd<'_>],
+) -> io::Result<usize> {
     if fds.len() > MAX_FDS_PER_MESSAGE {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -80,7 +103,7 @@ pub fn send_with_fds(sock: &UnixStream, bytes: &[u8], fds: &[BorrowedFd<'_>]) ->
     }
     if bytes.is_empty() {
         if fds.is_empty() {
-            return Ok(());
+            return Ok(0);
         }
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -137,7 +160,7 @@ pub fn send_with_fds(sock: &UnixStream, bytes: &[u8], fds: &[BorrowedFd<'_>]) ->
             return Err(e);
         }
     };
-    send_rest(raw, bytes, sent)
+    Ok(sent)
 }
 
 /// Sends `bytes[sent..]` with plain `send`s: the tail of a message whose

@@ -12,10 +12,11 @@
 //! For each event the server, under its state lock, numbers it, picks the
 //! registered in-range clients it still has to reach, caches it and holds
 //! it for local targets not registered yet (`store.rs`); it pushes the
-//! records after releasing the lock (`push_timeout` for a connected client,
-//! `try_push` for one that is not reading yet), so a full ring delays
-//! nobody but the pusher, and never for longer than
-//! `ServerConfig::event_push_timeout` per target. A record that cannot be
+//! records after releasing the lock (`try_push` for a client not reading
+//! yet; for a connected client at once when the record fits, else by the
+//! pusher thread with `push_timeout`, `pusher.rs`), so a full ring delays
+//! nobody but the records for that ring, and never for longer than
+//! `ServerConfig::event_push_timeout` each. A record that cannot be
 //! pushed is logged, never a panic.
 //!
 //! A newly registered client's ring is first emptied of what a previous
@@ -34,10 +35,12 @@
 //! | `interest.rs` | the clients' wanted codes and the host's registrations (pure) |
 //! | `route.rs` | an event from the host or a client: plan, push, pass on |
 //! | `replay.rs` | a new client's ring: stale records out, cached and held events in |
+//! | `pusher.rs` | the pusher thread: pushes that wait for room, in order per ring |
 //! | `host_calls.rs` | `EVENT_INTEREST` and the `register_events` up-calls |
 
 pub(crate) mod host_calls;
 pub(crate) mod interest;
+pub(crate) mod pusher;
 pub(crate) mod replay;
 pub(crate) mod route;
 pub(crate) mod store;

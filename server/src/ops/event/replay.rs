@@ -3,11 +3,13 @@
 //! client are replayed, and held events that did not fit are pushed after
 //! its handshake.
 
+use std::sync::Arc;
+
 use pmix_core::Proc;
 
 use crate::inner::{Inner, State};
 use crate::link::Link;
-use crate::ops::event::route::{push, reads_ring};
+use crate::ops::event::route::{push, push_in_order, reads_ring};
 
 /// A newly registered client's slot: empties what a previous occupant left
 /// in its ring. Under the state lock (the drain never blocks).
@@ -58,8 +60,8 @@ pub(crate) fn replay(inner: &Inner, st: &mut State, proc: &Proc, slot: u32) {
 /// `link` completed its handshake: held events that did not fit its ring
 /// at registration are pushed now, as it reads its ring from now on (a
 /// client without `EVENTS` never does: they are given up). Each is tried
-/// once.
-pub(crate) fn connected(inner: &Inner, link: &Link) {
+/// once, waiting for room on the pusher thread, never here.
+pub(crate) fn connected(inner: &Arc<Inner>, link: &Link) {
     let proc = &link.proc;
     let (slot, pending) = {
         let st = inner.state.lock();
@@ -73,7 +75,7 @@ pub(crate) fn connected(inner: &Inner, link: &Link) {
     }
     if reads_ring(Some(link)) {
         for s in &pending {
-            push(inner, slot, proc, s, true);
+            push_in_order(inner, slot, proc, s);
         }
     }
     let mut st = inner.state.lock();

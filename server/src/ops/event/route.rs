@@ -11,6 +11,7 @@ use pmix_core::{DataRange, Error, Info, Proc, Rank, Result, Status};
 
 use crate::inner::{Inner, State};
 use crate::link::Link;
+use crate::ops::event::pusher::PushJob;
 use crate::ops::event::store::Stored;
 use crate::registry::Registry;
 
@@ -74,12 +75,40 @@ pub(crate) fn push(inner: &Inner, slot: u32, proc: &Proc, s: &Stored, wait: bool
     }
 }
 
+/// Pushes `s` into the ring of a connected client: at once when it fits
+/// and nothing waits for that ring, else through the pusher thread
+/// (`pusher.rs`), which waits for room, bounded. Never waits itself.
+pub(crate) fn push_in_order(inner: &Arc<Inner>, slot: u32, proc: &Proc, s: &Arc<Stored>) {
+    let now = || {
+        inner
+            .rings
+            .get(slot as usize)
+            .is_some_and(|r| r.try_push(RECORD_EVENT, &s.bytes).is_ok())
+    };
+    let later = || -> PushJob {
+        let (weak, proc, s) = (Arc::downgrade(inner), proc.clone(), Arc::clone(s));
+        Box::new(move || {
+            if let Some(i) = weak.upgrade() {
+                push(&i, slot, &proc, &s, true);
+            }
+        })
+    };
+    inner.pusher.push(slot, now, later);
+}
+
 /// Pushes to every target. A client not reading its ring yet whose ring
 /// is full gets the event held for it, pushed again after its handshake.
-fn deliver(inner: &Inner, stored: &Arc<Stored>, to: &[Delivery]) {
+fn deliver(inner: &Arc<Inner>, stored: &Arc<Stored>, to: &[Delivery]) {
     let missed: Vec<&Proc> = to
         .iter()
-        .filter(|d| !push(inner, d.slot, &d.proc, stored, d.wait) && !d.wait)
+        .filter(|d| {
+            if d.wait {
+                push_in_order(inner, d.slot, &d.proc, stored);
+                false
+            } else {
+                !push(inner, d.slot, &d.proc, stored, false)
+            }
+        })
         .map(|d| &d.proc)
         .collect();
     if missed.is_empty() {
@@ -93,7 +122,7 @@ fn deliver(inner: &Inner, stored: &Arc<Stored>, to: &[Delivery]) {
 
 /// The host's `PMIx_Notify_event` (see [`Server::notify`](crate::Server::notify)).
 pub(crate) fn host_notify(
-    inner: &Inner,
+    inner: &Arc<Inner>,
     status: Status,
     source: Option<&Proc>,
     range: DataRange,
