@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Issue 14's abuse probes against OpenPMIx: Debian's `mpirun` (Open MPI
+4.1 on OpenPMIx 4.2) hosts the PMIx server its ranks connect to. This
+script starts a 2-rank job of a small C program (built here against
+Debian's libpmix) that times PMIx_Fence rounds on the probe's signal, finds
+the server's rendezvous address in the ranks' environment
+(PMIX_SERVER_URI*), and then, with mpirun's RSS and thread count sampled
+from /proc:
+
+  1. baseline: one fence;
+  2. idle connections: opens --idle TCP connections (default 1500) that
+     never send a byte, holds them --hold seconds (default 10) and runs a
+     fence meanwhile: how long it takes, how many connections mpirun
+     closed, threads and RSS;
+  3. big hello: a connection whose header announces 64 MiB: closed or not
+     after 1 s, RSS;
+  4. dripped hello: one byte every 2 s for --drip seconds (default 12):
+     still open at the end or not, and a fence meanwhile;
+  5. a last fence (is the server still serving).
+
+Everything lives in a temporary directory the script makes and removes
+(the job's TMPDIR too); every process it starts is killed by its pid at the
+end. Usage: scripts/openpmix_probe.py [--idle N] [--hold S] [--drip S].
+Figures go to docs/RELIABILITY.md ("OpenPMIx under the same probes").
+"""
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+FENCE_C = r"""
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+extern char **environ;
+static double now_ms(void) {
+    struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+int main(void) {
+    pmix_proc_t me;
+    const char *dir = getenv("PROBE_DIR");
+    char path[4096];
+    if (!dir || PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) return 1;
+    if (me.rank == 0) {
+        snprintf(path, sizeof path, "%s/uri.tmp", dir);
+        FILE *f = fopen(path, "w");
+        for (char **e = environ; *e; e++)
+            if (!strncmp(*e, "PMIX_SERVER_URI", 15)) fprintf(f, "%s\n", *e);
+        fclose(f);
+        char done[4096];
+        snprintf(done, sizeof done, "%s/uri", dir);
+        rename(path, done);
+    }
+    for (int k = 1; k <= 4; k++) {
+        snprintf(path, sizeof path, "%s/go%d", dir, k);
+        for (int w = 0; access(path, F_OK) != 0; w++) {
+            if (w > 12000) return 2; /* no signal within 120 s: give up */
+            usleep(10000);
+        }
+        double t0 = now_ms();
+        pmix_status_t rc = PMIx_Fence(NULL, 0, NULL, 0);
+        double dt = now_ms() - t0;
+        snprintf(path, sizeof path, "%s/fence%d.%u", dir, k, me.rank);
+        FILE *f = fopen(path, "w");
+        fprintf(f, "%d %.1f\n", rc, dt);
+        fclose(f);
+    }
+    PMIx_Finalize(NULL, 0);
+    return 0;
+}
+"""
+
+
+def status_of(pid):
+    """(VmRSS KiB, Threads) of pid, or (None, None)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            s = f.read()
+    except OSError:
+        return (None, None)
+    rss = re.search(r"^VmRSS:\s+(\d+)", s, re.M)
+    thr = re.search(r"^Threads:\s+(\d+)", s, re.M)
+    return (int(rss.group(1)) if rss else None, int(thr.group(1)) if thr else None)
+
+
+def wait_file(path, limit):
+    t0 = time.time()
+    while not os.path.exists(path):
+        if time.time() - t0 > limit:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def fence(d, k, limit):
+    """Signals round k, waits (at most limit s) for both ranks' results."""
+    t0 = time.time()
+    open(os.path.join(d, f"go{k}"), "w").close()
+    out = []
+    for r in (0, 1):
+        p = os.path.join(d, f"fence{k}.{r}")
+        if not wait_file(p, max(0.0, limit - (time.time() - t0))):
+            return None, time.time() - t0
+        with open(p) as f:
+            out.append(f.read().split())
+    return out, time.time() - t0
+
+
+def closed_count(socks):
+    n = 0
+    for s in socks:
+        try:
+            s.setblocking(False)
+            if s.recv(1) == b"":
+                n += 1
+        except BlockingIOError:
+            pass
+        except OSError:
+            n += 1
+    return n
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--idle", type=int, default=1500)
+    ap.add_argument("--hold", type=float, default=10.0)
+    ap.add_argument("--drip", type=float, default=12.0)
+    a = ap.parse_args()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, a.idle + 256)), hard))
+
+    d = tempfile.mkdtemp(prefix="openpmix-probe.")
+    job = None
+    try:
+        cflags = subprocess.check_output(["pkg-config", "--cflags", "--libs", "pmix"], text=True).split()
+        src = os.path.join(d, "fence.c")
+        with open(src, "w") as f:
+            f.write(FENCE_C)
+        exe = os.path.join(d, "fence")
+        subprocess.check_call(["cc", "-O1", "-o", exe, src] + cflags)
+        env = dict(os.environ, TMPDIR=os.path.join(d, "tmp"), PROBE_DIR=d)
+        os.mkdir(env["TMPDIR"])
+        cmd = ["mpirun", "-n", "2", "-x", "PROBE_DIR", "--oversubscribe"]
+        if os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+        # Its own session: the end kills the whole job by its group id.
+        job = subprocess.Popen(cmd + [exe], env=env, start_new_session=True)
+        pid = job.pid
+        if not wait_file(os.path.join(d, "uri"), 60):
+            sys.exit("no PMIX_SERVER_URI from the ranks within 60 s")
+        with open(os.path.join(d, "uri")) as f:
+            uris = f.read()
+        m = re.search(r"tcp4://([0-9.]+):(\d+)", uris)
+        if not m:
+            sys.exit(f"no tcp4 rendezvous in {uris!r}")
+        addr = (m.group(1), int(m.group(2)))
+        print(f"mpirun pid {pid}; PMIx server at {addr[0]}:{addr[1]}")
+        print(f"  {uris.strip()}")
+        print(f"baseline: mpirun rss/threads {status_of(pid)}")
+        r, dt = fence(d, 1, 30)
+        print(f"1. baseline fence: {r} ({dt * 1e3:.0f} ms incl. signalling)")
+
+        # 2. idle connections
+        socks, refused = [], 0
+        t0 = time.time()
+        for _ in range(a.idle):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.settimeout(0.5)
+            try:
+                s.connect(addr)
+                socks.append(s)
+            except OSError:
+                refused += 1
+                s.close()
+        print(f"2. {len(socks)} idle connections open ({refused} not accepted) in {time.time() - t0:.1f} s")
+        time.sleep(2)
+        print(f"   after 2 s: mpirun rss/threads {status_of(pid)}, closed by mpirun {closed_count(socks)}")
+        r, dt = fence(d, 2, a.hold)
+        if r is None:
+            print(f"   fence while they are open: not done after {dt:.1f} s (stalled)")
+        else:
+            print(f"   fence while they are open: {r} in {dt * 1e3:.0f} ms")
+        print(f"   after {a.hold:.0f} s: mpirun rss/threads {status_of(pid)}, closed by mpirun {closed_count(socks)}")
+        for s in socks:
+            s.close()
+        t1 = time.time()
+        if r is None:
+            r, _ = fence_wait(d, 2, 30)
+            print(f"   ... the fence ended {time.time() - t1:.2f} s after the idle connections closed: {r}")
+        time.sleep(1)
+        print(f"   after closing: mpirun rss/threads {status_of(pid)}")
+
+        # 3. big hello
+        s = socket.create_connection(addr, timeout=2)
+        before = status_of(pid)
+        s.sendall(struct.pack("<iIQ", 0, 0, 64 << 20))
+        try:
+            s.sendall(b"\0" * (1 << 20))
+        except OSError:
+            pass
+        time.sleep(1)
+        print(f"3. big hello (header announcing 64 MiB, 1 MiB sent): closed by mpirun after 1 s: "
+              f"{closed_count([s]) == 1}; rss/threads before {before}, after {status_of(pid)}")
+        s.close()
+
+        # 4. dripped hello
+        s = socket.create_connection(addr, timeout=2)
+        r = None
+        t0 = time.time()
+        open(os.path.join(d, "go3"), "w").close()
+        dropped_at = None
+        while time.time() - t0 < a.drip:
+            try:
+                s.send(b"\1")
+            except OSError:
+                dropped_at = time.time() - t0
+                break
+            time.sleep(2)
+        done = all(os.path.exists(os.path.join(d, f"fence3.{q}")) for q in (0, 1))
+        print(f"4. dripped hello, one byte every 2 s for {a.drip:.0f} s: "
+              + (f"dropped after {dropped_at:.1f} s" if dropped_at else "never dropped")
+              + f"; fence meanwhile {'done' if done else 'not done (stalled)'}")
+        s.close()
+        if not done:
+            t1 = time.time()
+            r, _ = fence_wait(d, 3, 30)
+            print(f"   ... the fence ended {time.time() - t1:.2f} s after the dripping connection closed: {r}")
+
+        # 5. still serving?
+        r, dt = fence(d, 4, 30)
+        print(f"5. last fence: {r} ({dt * 1e3:.0f} ms)")
+        print(f"   mpirun rss/threads {status_of(pid)}")
+        try:
+            job.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+    finally:
+        if job is not None:
+            try:
+                os.killpg(job.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            job.wait()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def fence_wait(d, k, limit):
+    """Waits (at most limit s) for round k's results, already signalled."""
+    out = []
+    for r in (0, 1):
+        p = os.path.join(d, f"fence{k}.{r}")
+        if not wait_file(p, limit):
+            return None, limit
+        with open(p) as f:
+            out.append(f.read().split())
+    return out, 0
+
+
+if __name__ == "__main__":
+    main()
