@@ -28,8 +28,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pmix_client::Client;
@@ -58,12 +57,11 @@ fn client(n: u64) {
         )
         .and_then(|v| v.to_u64())
         .unwrap_or_else(|e| fail(format!("JOB_SIZE: {e}"))) as u32;
-    let got = Arc::new(AtomicU64::new(0));
+    let got = Arc::new(Mutex::new(0u64));
     let g = Arc::clone(&got);
+    let received = move || *got.lock().unwrap_or_else(|e| e.into_inner());
     c.register_event_handler(&[PEER], &[], move |_, done| {
-        // ORDERING: Relaxed — a counter the main thread polls; nothing
-        // else is published with it.
-        g.fetch_add(1, Ordering::Relaxed);
+        *g.lock().unwrap_or_else(|e| e.into_inner()) += 1;
         done.done(Status::SUCCESS, vec![]);
     })
     .unwrap_or_else(|e| fail(format!("register: {e}")));
@@ -94,23 +92,15 @@ fn client(n: u64) {
     }
     let want = n - n / WIDE_EVERY;
     let t0 = Instant::now();
-    // ORDERING: Relaxed — see the handler.
-    while got.load(Ordering::Relaxed) < want {
+    while received() < want {
         if t0.elapsed() > Duration::from_secs(3600) {
-            fail(format!(
-                "received {} of {want}",
-                got.load(Ordering::Relaxed)
-            ));
+            fail(format!("received {} of {want}", received()));
         }
         std::thread::sleep(Duration::from_millis(5));
     }
     c.fence(&[], &[])
         .unwrap_or_else(|e| fail(format!("end fence: {e}")));
-    println!(
-        "ok rank {} sent {n} received {}",
-        me.rank.0,
-        got.load(Ordering::Relaxed)
-    );
+    println!("ok rank {} sent {n} received {}", me.rank.0, received());
     c.finalize()
         .unwrap_or_else(|e| fail(format!("finalize: {e}")));
 }
@@ -193,17 +183,16 @@ fn parent(o: &Opts) {
         .unwrap_or_else(|e| fail(format!("{}: {e}", pmixrun.display())));
     let pid = job.id();
     let out = job.stdout.take().unwrap();
-    let ranks_ok = Arc::new(AtomicU64::new(0));
-    let r = Arc::clone(&ranks_ok);
     let reader = std::thread::spawn(move || {
+        let mut ranks_ok = 0u64;
         for l in BufReader::new(out).lines().map_while(Result::ok) {
             if l.starts_with("ok rank") {
-                // ORDERING: Relaxed — read after the join.
-                r.fetch_add(1, Ordering::Relaxed);
+                ranks_ok += 1;
             } else {
                 println!("{l}");
             }
         }
+        ranks_ok
     });
     let t0 = Instant::now();
     let mut first: Option<(u64, u64)> = None;
@@ -240,9 +229,7 @@ fn parent(o: &Opts) {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let _ = reader.join();
-    // ORDERING: Relaxed — the reader thread was joined.
-    let ok = ranks_ok.load(Ordering::Relaxed);
+    let ok = reader.join().unwrap_or(0);
     let secs = t0.elapsed().as_secs_f64();
     println!(
         "soak: {ok} of {} ranks done in {secs:.1} s ({:.0} events/s); pmixrun max rss {max_rss} KiB \
