@@ -16,7 +16,10 @@ from /proc:
      after 1 s, RSS;
   4. dripped hello: one byte every 2 s for --drip seconds (default 12):
      still open at the end or not, and a fence meanwhile;
-  5. a last fence (is the server still serving).
+  5. a last fence (is the server still serving);
+  6. in a second, 3-rank job: rank 2 SIGKILLed inside a fence rank 0 is
+     in; rank 1 enters the fence after the kill: what each gets (status
+     and time, or killed by mpirun), and how mpirun ends.
 
 Everything lives in a temporary directory the script makes and removes
 (the job's TMPDIR too); every process it starts is killed by its pid at the
@@ -54,6 +57,28 @@ int main(void) {
     const char *dir = getenv("PROBE_DIR");
     char path[4096];
     if (!dir || PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) return 1;
+    if (getenv("PROBE_KILL")) {
+        /* 6.: ranks 0 and 2 fence at "gokill" (the probe kills rank 2
+         * in it), rank 1 at "golate" (after the kill). */
+        snprintf(path, sizeof path, "%s/pid.%u", dir, me.rank);
+        FILE *f = fopen(path, "w");
+        fprintf(f, "%d\n", (int) getpid());
+        fclose(f);
+        snprintf(path, sizeof path, "%s/%s", dir, me.rank == 1 ? "golate" : "gokill");
+        for (int w = 0; access(path, F_OK) != 0; w++) {
+            if (w > 12000) return 2;
+            usleep(10000);
+        }
+        double t0 = now_ms();
+        pmix_status_t rc = PMIx_Fence(NULL, 0, NULL, 0);
+        double dt = now_ms() - t0;
+        snprintf(path, sizeof path, "%s/kill.%u", dir, me.rank);
+        f = fopen(path, "w");
+        fprintf(f, "%d %s %.1f\n", rc, PMIx_Error_string(rc), dt);
+        fclose(f);
+        PMIx_Finalize(NULL, 0);
+        return 0;
+    }
     if (me.rank == 0) {
         snprintf(path, sizeof path, "%s/uri.tmp", dir);
         FILE *f = fopen(path, "w");
@@ -247,6 +272,57 @@ def main():
             job.wait(timeout=30)
         except subprocess.TimeoutExpired:
             pass
+        try:
+            os.killpg(job.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        job.wait()
+        job = None
+
+        # 6. a rank killed mid-fence
+        kd = os.path.join(d, "kill")
+        os.mkdir(kd)
+        env = dict(env, PROBE_DIR=kd, PROBE_KILL="1")
+        kcmd = ["mpirun", "-n", "3", "-x", "PROBE_DIR", "-x", "PROBE_KILL", "--oversubscribe"]
+        if os.geteuid() == 0:
+            kcmd.append("--allow-run-as-root")
+        job = subprocess.Popen(kcmd + [exe], env=env, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pids = {}
+        for r in (0, 1, 2):
+            p = os.path.join(kd, f"pid.{r}")
+            if not wait_file(p, 60):
+                sys.exit(f"6.: rank {r} did not start")
+            time.sleep(0.05)
+            with open(p) as f:
+                pids[r] = int(f.read())
+        open(os.path.join(kd, "gokill"), "w").close()
+        time.sleep(0.3)
+        os.kill(pids[2], signal.SIGKILL)
+        t_kill = time.time()
+        time.sleep(0.5)
+        open(os.path.join(kd, "golate"), "w").close()
+        ended = {}
+        while time.time() - t_kill < 15 and len(ended) < 2:
+            for r in (0, 1):
+                if r in ended:
+                    continue
+                res = os.path.join(kd, f"kill.{r}")
+                if os.path.exists(res):
+                    time.sleep(0.02)
+                    with open(res) as f:
+                        ended[r] = f"fence returned {f.read().strip()} ({(time.time() - t_kill) * 1e3:.0f} ms after the kill)"
+                elif status_of(pids[r]) == (None, None) or gone(pids[r]):
+                    ended[r] = f"killed by mpirun {(time.time() - t_kill) * 1e3:.0f} ms after the kill, no fence result"
+            time.sleep(0.005)
+        try:
+            rc = job.wait(timeout=15)
+            how = f"mpirun exited {rc} {(time.time() - t_kill):.1f} s after the kill"
+        except subprocess.TimeoutExpired:
+            how = "mpirun still running 15 s after the kill"
+        for r in (0, 1):
+            print(f"6. rank 2 SIGKILLed mid-fence: rank {r}: {ended.get(r, 'no result, still waiting after 15 s')}")
+        print(f"   {how}")
     finally:
         if job is not None:
             try:
@@ -255,6 +331,15 @@ def main():
                 pass
             job.wait()
         shutil.rmtree(d, ignore_errors=True)
+
+
+def gone(pid):
+    """Whether pid is a zombie (exited, not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
 
 
 def fence_wait(d, k, limit):

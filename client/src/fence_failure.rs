@@ -10,8 +10,10 @@
 //! | the server is gone | `PMIX_ERR_LOST_CONNECTION` | — |
 //!
 //! `PMIX_ERR_LOST_CONNECTION` for a participant that died is what OpenPMIx
-//! 4.2 and 5 answer the surviving participants of a local fence
-//! (`docs/RELIABILITY.md`, "Fence failure"); the deprecated
+//! answers the other participants of a local fence when they are all
+//! already in it (when some are not, it completes the fence later with
+//! `PMIX_ERR_PARTIAL_SUCCESS`; pmix-rs fails at once:
+//! `docs/RELIABILITY.md`, "Fence failure: which status"); the deprecated
 //! `PMIX_ERR_PROC_ABORTED` the server writes into the barrier's poison word
 //! is never reported.
 

@@ -20,9 +20,10 @@
 //!
 //! A participant that dies fails every pending local episode that expects
 //! it with `PMIX_ERR_LOST_CONNECTION` ([`proc_lost`]), naming it — what
-//! OpenPMIx 4.2 and 5 answer the other participants of a local fence when
-//! one's connection is lost (`docs/RELIABILITY.md`, "Fence failure") — and
-//! a fence whose participant is already dead fails at once, the same way.
+//! OpenPMIx answers the other participants of a local fence when one's
+//! connection is lost and the others are all in it (`docs/RELIABILITY.md`,
+//! "Fence failure: which status") — and a fence whose participant is
+//! already dead fails at once, the same way.
 //! A timed-out episode names the participants that had not arrived.
 
 use std::sync::Arc;
