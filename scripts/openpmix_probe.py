@@ -14,12 +14,18 @@ from /proc:
      closed, threads and RSS;
   3. big hello: a connection whose header announces 64 MiB: closed or not
      after 1 s, RSS;
-  4. dripped hello: one byte every 2 s for --drip seconds (default 12):
+  4. dripped hello: one byte every 2 s for --drip seconds (default 14):
      still open at the end or not, and a fence meanwhile;
   5. a last fence (is the server still serving);
   6. in a second, 3-rank job: rank 2 SIGKILLed inside a fence rank 0 is
      in; rank 1 enters the fence after the kill: what each gets (status
      and time, or killed by mpirun), and how mpirun ends.
+
+With --pmixrs the same probes run against pmix-rs instead: `pmixrun`
+(target/debug, built first) launches the same program linked against
+pmix-rs's libpmix.so.2 (capi/make-lib.sh debug, through LD_LIBRARY_PATH),
+and the probes connect to its Unix socket (PMIXRS_SERVER_SOCKET); the big
+hello is a pmix-rs frame header announcing 64 MiB.
 
 Everything lives in a temporary directory the script makes and removes
 (the job's TMPDIR too); every process it starts is killed by its pid at the
@@ -83,7 +89,8 @@ int main(void) {
         snprintf(path, sizeof path, "%s/uri.tmp", dir);
         FILE *f = fopen(path, "w");
         for (char **e = environ; *e; e++)
-            if (!strncmp(*e, "PMIX_SERVER_URI", 15)) fprintf(f, "%s\n", *e);
+            if (!strncmp(*e, "PMIX_SERVER_URI", 15) || !strncmp(*e, "PMIXRS_SERVER_SOCKET=", 21))
+                fprintf(f, "%s\n", *e);
         fclose(f);
         char done[4096];
         snprintf(done, sizeof done, "%s/uri", dir);
@@ -144,25 +151,30 @@ def fence(d, k, limit):
     return out, time.time() - t0
 
 
+def peer_closed(s):
+    """Whether the other end closed s: drains what it sent (a refusal,
+    say) without blocking and reports an end of stream or a reset."""
+    s.setblocking(False)
+    try:
+        while True:
+            if s.recv(65536) == b"":
+                return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
 def closed_count(socks):
-    n = 0
-    for s in socks:
-        try:
-            s.setblocking(False)
-            if s.recv(1) == b"":
-                n += 1
-        except BlockingIOError:
-            pass
-        except OSError:
-            n += 1
-    return n
+    return sum(1 for s in socks if peer_closed(s))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--idle", type=int, default=1500)
     ap.add_argument("--hold", type=float, default=10.0)
-    ap.add_argument("--drip", type=float, default=12.0)
+    ap.add_argument("--drip", type=float, default=14.0)
+    ap.add_argument("--pmixrs", action="store_true")
     a = ap.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, a.idle + 256)), hard))
@@ -178,9 +190,18 @@ def main():
         subprocess.check_call(["cc", "-O1", "-o", exe, src] + cflags)
         env = dict(os.environ, TMPDIR=os.path.join(d, "tmp"), PROBE_DIR=d)
         os.mkdir(env["TMPDIR"])
-        cmd = ["mpirun", "-n", "2", "-x", "PROBE_DIR", "--oversubscribe"]
-        if os.geteuid() == 0:
-            cmd.append("--allow-run-as-root")
+        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        if a.pmixrs:
+            subprocess.check_call(["cargo", "build", "-q", "-p", "pmix-launcher", "--bin", "pmixrun"], cwd=repo)
+            subprocess.check_call([os.path.join(repo, "capi", "make-lib.sh"), "debug"], cwd=repo,
+                                  stdout=subprocess.DEVNULL)
+            env["LD_LIBRARY_PATH"] = os.path.join(repo, "target", "debug", "pmix-lib")
+            launcher = [os.path.join(repo, "target", "debug", "pmixrun"), "--timeout", "600"]
+            cmd = launcher + ["-n", "2"]
+        else:
+            cmd = ["mpirun", "-n", "2", "-x", "PROBE_DIR", "--oversubscribe"]
+            if os.geteuid() == 0:
+                cmd.append("--allow-run-as-root")
         # Its own session: the end kills the whole job by its group id.
         job = subprocess.Popen(cmd + [exe], env=env, start_new_session=True)
         pid = job.pid
@@ -188,13 +209,19 @@ def main():
             sys.exit("no PMIX_SERVER_URI from the ranks within 60 s")
         with open(os.path.join(d, "uri")) as f:
             uris = f.read()
-        m = re.search(r"tcp4://([0-9.]+):(\d+)", uris)
-        if not m:
-            sys.exit(f"no tcp4 rendezvous in {uris!r}")
-        addr = (m.group(1), int(m.group(2)))
-        print(f"mpirun pid {pid}; PMIx server at {addr[0]}:{addr[1]}")
+        if a.pmixrs:
+            m = re.search(r"^PMIXRS_SERVER_SOCKET=(.*)$", uris, re.M)
+            if not m:
+                sys.exit(f"no PMIXRS_SERVER_SOCKET in {uris!r}")
+            addr, family, name = m.group(1), socket.AF_UNIX, "pmixrun"
+        else:
+            m = re.search(r"tcp4://([0-9.]+):(\d+)", uris)
+            if not m:
+                sys.exit(f"no tcp4 rendezvous in {uris!r}")
+            addr, family, name = (m.group(1), int(m.group(2))), socket.AF_INET, "mpirun"
+        print(f"{name} pid {pid}; PMIx server at {addr}")
         print(f"  {uris.strip()}")
-        print(f"baseline: mpirun rss/threads {status_of(pid)}")
+        print(f"baseline: {name} rss/threads {status_of(pid)}")
         r, dt = fence(d, 1, 30)
         print(f"1. baseline fence: {r} ({dt * 1e3:.0f} ms incl. signalling)")
 
@@ -202,7 +229,7 @@ def main():
         socks, refused = [], 0
         t0 = time.time()
         for _ in range(a.idle):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s = socket.socket(family, socket.SOCK_STREAM)
             s.settimeout(0.5)
             try:
                 s.connect(addr)
@@ -212,13 +239,15 @@ def main():
                 s.close()
         print(f"2. {len(socks)} idle connections open ({refused} not accepted) in {time.time() - t0:.1f} s")
         time.sleep(2)
-        print(f"   after 2 s: mpirun rss/threads {status_of(pid)}, closed by mpirun {closed_count(socks)}")
+        print(f"   after 2 s: server rss/threads {status_of(pid)}, closed by the server {closed_count(socks)}")
+        t_hold = time.time()
         r, dt = fence(d, 2, a.hold)
+        time.sleep(max(0.0, a.hold - (time.time() - t_hold)))
         if r is None:
             print(f"   fence while they are open: not done after {dt:.1f} s (stalled)")
         else:
             print(f"   fence while they are open: {r} in {dt * 1e3:.0f} ms")
-        print(f"   after {a.hold:.0f} s: mpirun rss/threads {status_of(pid)}, closed by mpirun {closed_count(socks)}")
+        print(f"   after {a.hold:.0f} s: server rss/threads {status_of(pid)}, closed by the server {closed_count(socks)}")
         for s in socks:
             s.close()
         t1 = time.time()
@@ -226,29 +255,35 @@ def main():
             r, _ = fence_wait(d, 2, 30)
             print(f"   ... the fence ended {time.time() - t1:.2f} s after the idle connections closed: {r}")
         time.sleep(1)
-        print(f"   after closing: mpirun rss/threads {status_of(pid)}")
+        print(f"   after closing: server rss/threads {status_of(pid)}")
 
         # 3. big hello
-        s = socket.create_connection(addr, timeout=2)
+        s = connect(family, addr)
         before = status_of(pid)
-        s.sendall(struct.pack("<iIQ", 0, 0, 64 << 20))
+        if a.pmixrs:
+            # magic, version 4, HELLO, tag 0, body length
+            s.sendall(b"PMXF" + struct.pack("<HHII", 4, 1, 0, 64 << 20))
+        else:
+            s.sendall(struct.pack("<iIQ", 0, 0, 64 << 20))
         try:
             s.sendall(b"\0" * (1 << 20))
         except OSError:
             pass
         time.sleep(1)
-        print(f"3. big hello (header announcing 64 MiB, 1 MiB sent): closed by mpirun after 1 s: "
+        print(f"3. big hello (header announcing 64 MiB, 1 MiB sent): closed by the server after 1 s: "
               f"{closed_count([s]) == 1}; rss/threads before {before}, after {status_of(pid)}")
         s.close()
 
         # 4. dripped hello
-        s = socket.create_connection(addr, timeout=2)
+        s = connect(family, addr)
         r = None
         t0 = time.time()
         open(os.path.join(d, "go3"), "w").close()
         dropped_at = None
         while time.time() - t0 < a.drip:
             try:
+                if peer_closed(s):
+                    raise OSError("closed")
                 s.send(b"\1")
             except OSError:
                 dropped_at = time.time() - t0
@@ -267,7 +302,7 @@ def main():
         # 5. still serving?
         r, dt = fence(d, 4, 30)
         print(f"5. last fence: {r} ({dt * 1e3:.0f} ms)")
-        print(f"   mpirun rss/threads {status_of(pid)}")
+        print(f"   server rss/threads {status_of(pid)}")
         try:
             job.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -279,7 +314,9 @@ def main():
         job.wait()
         job = None
 
-        # 6. a rank killed mid-fence
+        # 6. a rank killed mid-fence (pmix-rs: launcher/tests/fence_death.rs)
+        if a.pmixrs:
+            return
         kd = os.path.join(d, "kill")
         os.mkdir(kd)
         env = dict(env, PROBE_DIR=kd, PROBE_KILL="1")
@@ -331,6 +368,13 @@ def main():
                 pass
             job.wait()
         shutil.rmtree(d, ignore_errors=True)
+
+
+def connect(family, addr):
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(2)
+    s.connect(addr)
+    return s
 
 
 def gone(pid):
