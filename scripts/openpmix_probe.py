@@ -17,9 +17,10 @@ from /proc:
   4. dripped hello: one byte every 2 s for --drip seconds (default 14):
      still open at the end or not, and a fence meanwhile;
   5. a last fence (is the server still serving);
-  6. in a second, 3-rank job: rank 2 SIGKILLed inside a fence rank 0 is
-     in; rank 1 enters the fence after the kill: what each gets (status
-     and time, or killed by mpirun), and how mpirun ends.
+  6. in 3-rank jobs, rank 2 SIGKILLed (a) inside a fence rank 0 is in,
+     rank 1 entering after the kill, (b) before entering the fence ranks 0
+     and 1 are in: what each gets (status and time, or killed by mpirun),
+     and how mpirun ends.
 
 With --pmixrs the same probes run against pmix-rs instead: `pmixrun`
 (target/debug, built first) launches the same program linked against
@@ -64,13 +65,14 @@ int main(void) {
     char path[4096];
     if (!dir || PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) return 1;
     if (getenv("PROBE_KILL")) {
-        /* 6.: ranks 0 and 2 fence at "gokill" (the probe kills rank 2
-         * in it), rank 1 at "golate" (after the kill). */
+        /* 6.: rank PROBE_KILL fences at "golate" (after the kill), the
+         * others at "gokill"; the probe kills rank 2. */
         snprintf(path, sizeof path, "%s/pid.%u", dir, me.rank);
         FILE *f = fopen(path, "w");
         fprintf(f, "%d\n", (int) getpid());
         fclose(f);
-        snprintf(path, sizeof path, "%s/%s", dir, me.rank == 1 ? "golate" : "gokill");
+        unsigned late = (unsigned) atoi(getenv("PROBE_KILL"));
+        snprintf(path, sizeof path, "%s/%s", dir, me.rank == late ? "golate" : "gokill");
         for (int w = 0; access(path, F_OK) != 0; w++) {
             if (w > 12000) return 2;
             usleep(10000);
@@ -317,49 +319,9 @@ def main():
         # 6. a rank killed mid-fence (pmix-rs: launcher/tests/fence_death.rs)
         if a.pmixrs:
             return
-        kd = os.path.join(d, "kill")
-        os.mkdir(kd)
-        env = dict(env, PROBE_DIR=kd, PROBE_KILL="1")
-        kcmd = ["mpirun", "-n", "3", "-x", "PROBE_DIR", "-x", "PROBE_KILL", "--oversubscribe"]
-        if os.geteuid() == 0:
-            kcmd.append("--allow-run-as-root")
-        job = subprocess.Popen(kcmd + [exe], env=env, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        pids = {}
-        for r in (0, 1, 2):
-            p = os.path.join(kd, f"pid.{r}")
-            if not wait_file(p, 60):
-                sys.exit(f"6.: rank {r} did not start")
-            time.sleep(0.05)
-            with open(p) as f:
-                pids[r] = int(f.read())
-        open(os.path.join(kd, "gokill"), "w").close()
-        time.sleep(0.3)
-        os.kill(pids[2], signal.SIGKILL)
-        t_kill = time.time()
-        time.sleep(0.5)
-        open(os.path.join(kd, "golate"), "w").close()
-        ended = {}
-        while time.time() - t_kill < 15 and len(ended) < 2:
-            for r in (0, 1):
-                if r in ended:
-                    continue
-                res = os.path.join(kd, f"kill.{r}")
-                if os.path.exists(res):
-                    time.sleep(0.02)
-                    with open(res) as f:
-                        ended[r] = f"fence returned {f.read().strip()} ({(time.time() - t_kill) * 1e3:.0f} ms after the kill)"
-                elif status_of(pids[r]) == (None, None) or gone(pids[r]):
-                    ended[r] = f"killed by mpirun {(time.time() - t_kill) * 1e3:.0f} ms after the kill, no fence result"
-            time.sleep(0.005)
-        try:
-            rc = job.wait(timeout=15)
-            how = f"mpirun exited {rc} {(time.time() - t_kill):.1f} s after the kill"
-        except subprocess.TimeoutExpired:
-            how = "mpirun still running 15 s after the kill"
-        for r in (0, 1):
-            print(f"6. rank 2 SIGKILLed mid-fence: rank {r}: {ended.get(r, 'no result, still waiting after 15 s')}")
-        print(f"   {how}")
+        for late, what in ((1, "6a. rank 2 SIGKILLed in a fence rank 0 is in, rank 1 arrives after the kill"),
+                           (2, "6b. rank 2 SIGKILLed before its fence, ranks 0 and 1 in it")):
+            job = kill_probe(d, env, exe, late, what)
     finally:
         if job is not None:
             try:
@@ -375,6 +337,67 @@ def connect(family, addr):
     s.settimeout(2)
     s.connect(addr)
     return s
+
+
+def kill_probe(d, env, exe, late, what):
+    """A 3-rank job: rank `late` enters its fence after the kill of rank 2,
+    the others before; prints what ranks 0 and 1 get and how mpirun ends.
+    Returns None once the job is over."""
+    kd = os.path.join(d, f"kill{late}")
+    os.mkdir(kd)
+    env = dict(env, PROBE_DIR=kd, PROBE_KILL=str(late))
+    kcmd = ["mpirun", "-n", "3", "-x", "PROBE_DIR", "-x", "PROBE_KILL", "--oversubscribe"]
+    if os.geteuid() == 0:
+        kcmd.append("--allow-run-as-root")
+    job = subprocess.Popen(kcmd + [exe], env=env, start_new_session=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        pids = {}
+        for r in (0, 1, 2):
+            p = os.path.join(kd, f"pid.{r}")
+            if not wait_file(p, 60):
+                sys.exit(f"{what}: rank {r} did not start")
+            time.sleep(0.05)
+            with open(p) as f:
+                pids[r] = int(f.read())
+        open(os.path.join(kd, "gokill"), "w").close()
+        time.sleep(0.3)
+        os.kill(pids[2], signal.SIGKILL)
+        t_kill = time.time()
+        if late != 2:
+            time.sleep(0.5)
+            open(os.path.join(kd, "golate"), "w").close()
+        ended = {}
+        while time.time() - t_kill < 15 and len(ended) < 2:
+            for r in (0, 1):
+                if r in ended:
+                    continue
+                res = os.path.join(kd, f"kill.{r}")
+                if os.path.exists(res):
+                    time.sleep(0.02)
+                    with open(res) as f:
+                        ended[r] = (f"fence returned {f.read().strip()} "
+                                    f"({(time.time() - t_kill) * 1e3:.0f} ms after the kill)")
+                elif status_of(pids[r]) == (None, None) or gone(pids[r]):
+                    ended[r] = (f"killed by mpirun {(time.time() - t_kill) * 1e3:.0f} ms "
+                                "after the kill, no fence result")
+            time.sleep(0.005)
+        try:
+            rc = job.wait(timeout=15)
+            how = f"mpirun exited {rc} {(time.time() - t_kill):.1f} s after the kill"
+        except subprocess.TimeoutExpired:
+            how = "mpirun still running 15 s after the kill"
+        print(what)
+        for r in (0, 1):
+            print(f"   rank {r}: {ended.get(r, 'no result, still waiting after 15 s')}")
+        print(f"   {how}")
+    finally:
+        try:
+            os.killpg(job.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        job.wait()
+    return None
 
 
 def gone(pid):

@@ -9,13 +9,13 @@
 //! | the episode was over when this party arrived | `PMIX_ERR_TIMEOUT` | — (this party was the late one) |
 //! | the server is gone | `PMIX_ERR_LOST_CONNECTION` | — |
 //!
-//! `PMIX_ERR_LOST_CONNECTION` for a participant that died is what OpenPMIx
-//! answers the other participants of a local fence when they are all
-//! already in it (when some are not, it completes the fence later with
-//! `PMIX_ERR_PARTIAL_SUCCESS`; pmix-rs fails at once:
-//! `docs/RELIABILITY.md`, "Fence failure: which status"); the deprecated
-//! `PMIX_ERR_PROC_ABORTED` the server writes into the barrier's poison word
-//! is never reported.
+//! `PMIX_ERR_LOST_CONNECTION` for a participant that died is the code
+//! OpenPMIx uses for a lost participant of a collective (Debian's 4.2
+//! instead completes the fence among the survivors with
+//! `PMIX_ERR_PARTIAL_SUCCESS`; a poisoned barrier cannot, so pmix-rs fails
+//! at once: `docs/RELIABILITY.md`, "Fence failure: which status"); the
+//! deprecated `PMIX_ERR_PROC_ABORTED` the server writes into the barrier's
+//! poison word is never reported.
 
 use pmix_core::proto::peer_state;
 use pmix_core::{attrs, Error, Proc, Rank, Status};

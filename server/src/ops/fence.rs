@@ -19,11 +19,11 @@
 //! # Departures
 //!
 //! A participant that dies fails every pending local episode that expects
-//! it with `PMIX_ERR_LOST_CONNECTION` ([`proc_lost`]), naming it — what
-//! OpenPMIx answers the other participants of a local fence when one's
-//! connection is lost and the others are all in it (`docs/RELIABILITY.md`,
-//! "Fence failure: which status") — and a fence whose participant is
-//! already dead fails at once, the same way.
+//! it with `PMIX_ERR_LOST_CONNECTION` ([`proc_lost`]), naming it — the
+//! code OpenPMIx uses for a lost participant of a collective (Debian's 4.2
+//! completes the fence among the survivors with `PMIX_ERR_PARTIAL_SUCCESS`
+//! instead; `docs/RELIABILITY.md`, "Fence failure: which status") — and a
+//! fence whose participant is already dead fails at once, the same way.
 //! A timed-out episode names the participants that had not arrived.
 
 use std::sync::Arc;
