@@ -30,5 +30,19 @@ unset CARGO_TARGET_DIR
 step "fuzz targets compile"
 cargo check --manifest-path fuzz/Cargo.toml --quiet
 
+# The request-dispatch target under libFuzzer for a bounded time, when
+# cargo-fuzz and a nightly toolchain are there (.ci/run installs them
+# when it can); cargo test above already ran the same harness on stable
+# (server/tests/dispatch_fuzz.rs). Its server lives in a TMPDIR of its own.
+if cargo +nightly fuzz --version >/dev/null 2>&1; then
+    step "fuzz request_dispatch (libFuzzer, ${FUZZ_DISPATCH_SECS:-30} s)"
+    fuzz_tmp=$(mktemp -d)
+    TMPDIR="$fuzz_tmp" cargo +nightly fuzz run request_dispatch -- \
+        -max_total_time="${FUZZ_DISPATCH_SECS:-30}" -rss_limit_mb=4096
+    rm -rf -- "$fuzz_tmp"
+else
+    step "fuzz request_dispatch skipped: no cargo +nightly fuzz (the stable harness ran in cargo test)"
+fi
+
 echo
 echo "all checks passed"

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use pmix_core::proto::{caps, keys, Request};
 use pmix_core::{attrs, Error, Info, Proc, Rank, Result, Status};
-use pmix_shm::barrier::{Barrier, BarrierWaitError};
+use pmix_shm::barrier::Barrier;
 use pmix_shm::sync::Ordering;
 
-use crate::{deadline_from, peers, Inner};
+use crate::{deadline_from, fence_failure, peers, Inner};
 
 /// How much longer than its `PMIX_TIMEOUT` a client waits for the server's
 /// answer to a fence: the server times the episode out itself (so that
@@ -115,7 +115,8 @@ pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> 
 
 /// A fence on the namespace's barrier cell: this process's next episode
 /// there, ended by the last arrival, the first deadline of any participant,
-/// the death of a participant (poison), or the loss of the server.
+/// the death of a participant (poison), or the loss of the server; a
+/// failure names the ranks it waited for (`fence_failure.rs`).
 fn shm_fence(inner: &Inner, b: &Barrier<'_>, deadline: Option<std::time::Instant>) -> Result<()> {
     // Spin only when every participant can run at once.
     let spin = if (b.parties() as usize) <= inner.cpus {
@@ -132,6 +133,14 @@ fn shm_fence(inner: &Inner, b: &Barrier<'_>, deadline: Option<std::time::Instant
             .is_lost()
             .then_some(Status::ERR_LOST_CONNECTION.0)
     };
+    // Recorded for the messages of the others' failed fences (who had
+    // not arrived); one store to this process's own peer cell.
+    let slot = *inner
+        .own_slot
+        .get_or_init(|| peers::slot_of(inner, &inner.me));
+    if let Some(cell) = slot.and_then(|s| inner.barriers.peer(s)) {
+        cell.set_arrived(episode);
+    }
     b.arrive(episode)
         .and_then(|a| {
             if a.last {
@@ -140,30 +149,5 @@ fn shm_fence(inner: &Inner, b: &Barrier<'_>, deadline: Option<std::time::Instant
                 b.wait(episode, spin, deadline, &lost)
             }
         })
-        .map_err(|e| {
-            let status = Error::from(e).status();
-            let why = match e {
-                BarrierWaitError::Timeout => {
-                    "fence timed out: PMIX_TIMEOUT passed before every participant \
-                     arrived; the fence episode is over for every participant"
-                        .to_owned()
-                }
-                BarrierWaitError::EpisodeTimedOut => {
-                    "fence timed out: another participant's PMIX_TIMEOUT ended this \
-                     fence episode before every participant arrived"
-                        .to_owned()
-                }
-                BarrierWaitError::Late => {
-                    "that fence episode already timed out: another participant's \
-                     PMIX_TIMEOUT ended it before this process entered it"
-                        .to_owned()
-                }
-                BarrierWaitError::Poisoned(_) => "fence failed: a participant is gone".to_owned(),
-                BarrierWaitError::Interrupted(_) => {
-                    "fence ended: the connection to the server is lost".to_owned()
-                }
-                e => format!("fence failed: {e}"),
-            };
-            Error::with_context(status, why)
-        })
+        .map_err(|e| fence_failure::shm_fence_error(inner, e, episode))
 }

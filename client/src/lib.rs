@@ -18,6 +18,7 @@ mod conn;
 mod data;
 mod event;
 mod fence;
+mod fence_failure;
 mod log;
 mod lost;
 mod peers;
@@ -189,6 +190,8 @@ pub(crate) struct Inner {
     /// The barrier cell of a fence over this process's whole namespace,
     /// once found.
     pub(crate) own_barrier: OnceLock<u32>,
+    /// This process's client slot (its peer cell), once looked up.
+    pub(crate) own_slot: OnceLock<Option<u32>>,
     /// This process's next episode on its namespace's barrier cell: its
     /// shared-memory fences so far + 1 (the server resets the cell to
     /// episode 1 at `register_nspace`, before any client can fence on it).
@@ -357,6 +360,7 @@ impl Client {
                 has_internal: AtomicBool::new(false),
                 cpus: online_cpus(),
                 own_barrier: OnceLock::new(),
+                own_slot: OnceLock::new(),
                 fence_episode: AtomicU32::new(1),
                 finalized: Mutex::new(false),
                 events,
@@ -534,7 +538,9 @@ impl Client {
     /// `PMIX_TIMEOUT` bounds the wait.
     ///
     /// # Errors
-    /// `PMIX_ERR_TIMEOUT`, `PMIX_ERR_PROC_ABORTED` when a participant died,
+    /// `PMIX_ERR_TIMEOUT` (naming the ranks that had not arrived, where
+    /// known), `PMIX_ERR_LOST_CONNECTION` when a participant died (naming
+    /// it) or the server is gone,
     /// `PMIX_ERR_NOT_SUPPORTED` when the server does not offer what the
     /// fence needs, `PMIX_ERR_BAD_PARAM` for bad procs.
     pub fn fence(&self, procs: &[Proc], info: &[Info]) -> Result<()> {

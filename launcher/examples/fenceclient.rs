@@ -6,7 +6,7 @@
 //! - `timeout` (3 or more ranks): after a first fence of all ranks, the
 //!   last rank sleeps [`LATE`] before its fence 1 while the others give up
 //!   after a `PMIX_TIMEOUT` of 1 s: they must get `PMIX_ERR_TIMEOUT` after
-//!   about 1 s, the last rank must get it at once, and then two fences of
+//!   about 1 s, naming the last rank as not arrived, the last rank must get it at once, and then two fences of
 //!   all ranks must succeed. Which path the fences take (shared memory or
 //!   server) is the caller's choice (`PMIXRS_CAPS`).
 //! - `host` (1 rank): a fence with a proc of another namespace, handed to a
@@ -83,6 +83,16 @@ fn timeout_scenario(c: &Client) {
         check(took >= Duration::from_millis(900) && took < LATE, || {
             format!("the timed-out fence took {took:?}")
         });
+        let absent = format!("rank {} of namespace", size - 1);
+        check(
+            why.contains(&absent) && why.contains("had not arrived"),
+            || {
+                format!(
+                    "the timeout does not name rank {} as absent: {why}",
+                    size - 1
+                )
+            },
+        );
         println!("ok fence timed out after {} ms: {why}", took.as_millis());
     }
     fence_ok(c, "fence 2 (after the timeout)", &timeout(30));

@@ -19,7 +19,7 @@
 //! expected.
 //!
 //! A departure (a participant died) either fails every open episode that
-//! expects it at once (`departure_fails`, the fence: `PMIX_ERR_PROC_ABORTED`)
+//! expects it at once (`departure_fails`, the fence: `PMIX_ERR_LOST_CONNECTION`)
 //! or counts as that participant's part (group operations may choose so).
 //!
 //! # Timeouts

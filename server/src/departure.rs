@@ -73,7 +73,7 @@ pub(crate) fn lost(inner: &Arc<Inner>, link: &Arc<Link>) {
         // A stopping server closed this connection itself: the client is
         // not dead, its server is. It sees the end of the socket and ends
         // its waits with PMIX_ERR_LOST_CONNECTION; marking it dead here
-        // would race that with PMIX_ERR_PROC_ABORTED at its peers.
+        // would race that with a dead-participant failure at its peers.
         return;
     }
     inner.log(format_args!(
@@ -84,7 +84,7 @@ pub(crate) fn lost(inner: &Arc<Inner>, link: &Arc<Link>) {
         cell.set_state(peer_state::DEAD);
     }
     if let Some(b) = barrier.and_then(|b| inner.barriers.barrier(b)) {
-        b.poison(Status::ERR_PROC_ABORTED.0);
+        b.poison(Status::ERR_LOST_CONNECTION.0);
     }
     fence::proc_lost(inner, &link.proc);
 }

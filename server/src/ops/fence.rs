@@ -19,8 +19,12 @@
 //! # Departures
 //!
 //! A participant that dies fails every pending local episode that expects
-//! it with `PMIX_ERR_PROC_ABORTED` ([`proc_lost`]), and a fence whose
-//! participant is already dead fails at once.
+//! it with `PMIX_ERR_LOST_CONNECTION` ([`proc_lost`]), naming it — the
+//! code OpenPMIx uses for a lost participant of a collective (Debian's 4.2
+//! completes the fence among the survivors with `PMIX_ERR_PARTIAL_SUCCESS`
+//! instead; `docs/RELIABILITY.md`, "Fence failure: which status") — and a
+//! fence whose participant is already dead fails at once, the same way.
+//! A timed-out episode names the participants that had not arrived.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -131,9 +135,33 @@ fn refusal_error(why: &Refusal, me: &Proc) -> Error {
 
 fn gone_error(gone: &Proc) -> Error {
     Error::with_context(
-        Status::ERR_PROC_ABORTED,
-        format!("fence participant {gone:?} is gone"),
+        Status::ERR_LOST_CONNECTION,
+        format!(
+            "fence failed: rank {} of namespace {} died: its connection to the server closed \
+             without PMIx_Finalize",
+            gone.rank.0, gone.nspace
+        ),
     )
+}
+
+/// The local participants of `ep` that neither contributed nor departed,
+/// for a message ("rank 2 of namespace x", at most 16 named).
+fn missing(ep: &Episode<ReplyTo>) -> String {
+    let absent: Vec<String> = ep
+        .expected
+        .iter()
+        .filter(|p| !ep.departed.contains(p) && !ep.contributed.iter().any(|(q, _)| q == *p))
+        .map(|p| format!("rank {} of namespace {}", p.rank.0, p.nspace))
+        .collect();
+    match absent.len() {
+        0 => String::new(),
+        n if n > 16 => format!(
+            " ({} and {} more had not arrived)",
+            absent[..16].join(", "),
+            n - 16
+        ),
+        _ => format!(" ({} had not arrived)", absent.join(", ")),
+    }
 }
 
 /// Has the timer expire `due` at its time.
@@ -159,8 +187,11 @@ fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
             &ep,
             &Reply::error(&Error::with_context(
                 Status::ERR_TIMEOUT,
-                "fence timed out: a participant's PMIX_TIMEOUT passed before every \
-                 participant arrived; the fence episode is over for every participant",
+                format!(
+                    "fence timed out: a participant's PMIX_TIMEOUT passed before every \
+                     participant arrived{}; the fence episode is over for every participant",
+                    missing(&ep)
+                ),
             )),
         ),
         Ended::HostTimedOut(ep) => finish(

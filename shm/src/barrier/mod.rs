@@ -160,8 +160,9 @@ pub use table::{BarrierParams, BarrierTable};
 /// `"PMIXBARR"` as a little-endian `u64`: the first word of a barrier table.
 pub const BARRIER_MAGIC: u64 = u64::from_le_bytes(*b"PMIXBARR");
 /// The barrier-table layout version this build writes and accepts (2: the
-/// episode word replaced the arrival counter of version 1).
-pub const BARRIER_LAYOUT_VERSION: u32 = 2;
+/// episode word replaced the arrival counter of version 1; 3: the peer
+/// cell's `arrived` episode).
+pub const BARRIER_LAYOUT_VERSION: u32 = 3;
 /// Value of the header's `ready` word once the table is initialised
 /// (written with the image; the magic, stored last, publishes both).
 pub const BARRIER_READY: u32 = 1;

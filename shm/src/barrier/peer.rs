@@ -1,5 +1,6 @@
-//! Peer cells: a user-defined state word, a process id and an epoch
-//! bumped on every state change.
+//! Peer cells: a user-defined state word, a process id, an epoch bumped
+//! on every state change, and the last barrier episode the peer said it
+//! arrived in (for messages that name who a failed barrier waited for).
 
 use std::fmt;
 
@@ -17,7 +18,10 @@ pub(super) struct RawPeer {
     pub(super) pid: AtomicU32,
     /// Bumped on every state change.
     pub(super) epoch: AtomicU64,
-    pub(super) _reserved: [u64; 6],
+    /// The last barrier episode the peer itself recorded arriving in.
+    pub(super) arrived: AtomicU32,
+    pub(super) _pad: u32,
+    pub(super) _reserved: [u64; 5],
 }
 
 #[cfg(not(loom))]
@@ -27,6 +31,7 @@ const _: () = {
     assert!(offset_of!(RawPeer, state) == 0);
     assert!(offset_of!(RawPeer, pid) == 4);
     assert!(offset_of!(RawPeer, epoch) == 8);
+    assert!(offset_of!(RawPeer, arrived) == 16);
 };
 
 // SAFETY: `repr(C)`, atomics and never-read padding; zero is a valid value
@@ -38,18 +43,21 @@ unsafe impl Plain for RawPeer {
             state: AtomicU32::new(0),
             pid: AtomicU32::new(0),
             epoch: AtomicU64::new(0),
-            _reserved: [0; 6],
+            arrived: AtomicU32::new(0),
+            _pad: 0,
+            _reserved: [0; 5],
         }
     }
 }
 
 impl RawPeer {
-    /// The initial image: free, no pid, epoch 0.
+    /// The initial image: free, no pid, epoch 0, no episode arrived in.
     pub(super) fn write_initial(&self) {
         // ORDERING: Relaxed — published with the table's magic word.
         self.state.store(PEER_FREE, Ordering::Relaxed);
         self.pid.store(0, Ordering::Relaxed);
         self.epoch.store(0, Ordering::Relaxed);
+        self.arrived.store(0, Ordering::Relaxed);
     }
 }
 
@@ -76,6 +84,7 @@ impl fmt::Debug for PeerCell<'_> {
             .field("state", &self.state())
             .field("pid", &self.pid())
             .field("epoch", &self.epoch())
+            .field("arrived", &self.arrived())
             .finish()
     }
 }
@@ -142,5 +151,23 @@ impl PeerCell<'_> {
     pub fn set_pid(&self, pid: u32) {
         // ORDERING: Release — pairs with the Acquire load in `pid`.
         self.cell.pid.store(pid, Ordering::Release);
+    }
+
+    /// Records that the peer owning this cell arrives in barrier episode
+    /// `episode` (written by that peer, before its arrival). Only messages
+    /// read it: after a barrier timed out, a party names the peers whose
+    /// recorded episode is behind its own.
+    pub fn set_arrived(&self, episode: u32) {
+        // ORDERING: Relaxed — a diagnostic: the barrier's own word orders
+        // the arrivals; a stale read only names, in an error message, a
+        // peer that did arrive.
+        self.cell.arrived.store(episode, Ordering::Relaxed);
+    }
+
+    /// The last barrier episode the owner recorded with
+    /// [`set_arrived`](Self::set_arrived) (0: none).
+    pub fn arrived(&self) -> u32 {
+        // ORDERING: Relaxed — see `set_arrived`.
+        self.cell.arrived.load(Ordering::Relaxed)
     }
 }
