@@ -216,12 +216,14 @@ impl Reactor {
                 }
             };
             let accepted = Instant::now();
-            let admitted = match self.inner.admission.admit() {
-                Ok(a) => a,
-                Err(n) => {
+            let admitted = match self.admit_evicting() {
+                Some(a) => a,
+                None => {
                     self.inner.log(format_args!(
-                        "closed a new connection: {n} connections are in their handshake \
-                         already (the limit, ServerConfig::max_handshakes)"
+                        "closed a new connection: {} connections are in their handshake \
+                         already (the limit, ServerConfig::max_handshakes), none of them \
+                         still waiting for its hello",
+                        self.inner.admission.in_handshake()
                     ));
                     continue;
                 }
@@ -409,6 +411,39 @@ impl Reactor {
             }
             Err(r) => self.drop_conn(t, r),
         }
+    }
+
+    /// A handshake place for a new connection. When `max_handshakes` are
+    /// taken, the connection that has waited longest without a complete
+    /// hello is closed for it: a real client sends its hello at once, so
+    /// connections that never do cannot lock the real ones out (they only
+    /// make each other's stay shorter). `None` when every place is held
+    /// by a handshake waiting for the host.
+    fn admit_evicting(&mut self) -> Option<Admitted> {
+        if let Ok(a) = self.inner.admission.admit() {
+            return Some(a);
+        }
+        let oldest = self
+            .conns
+            .iter()
+            .filter_map(|(t, c)| match &c.phase {
+                Phase::Hello { deadline, .. } => Some((*deadline, *t)),
+                _ => None,
+            })
+            .min()?
+            .1;
+        let n = self.inner.admission.in_handshake();
+        self.drop_conn(
+            oldest,
+            refusal(
+                Status::ERR_OUT_OF_RESOURCE,
+                format!(
+                    "no complete hello yet, and {n} connections are in their handshake \
+                     (ServerConfig::max_handshakes): the oldest is closed for a new one"
+                ),
+            ),
+        );
+        self.inner.admission.admit().ok()
     }
 
     /// Ends the handshakes whose deadline passed.
