@@ -15,15 +15,18 @@
 //!   data go through the server.
 
 mod conn;
+mod connect;
 mod data;
 mod event;
 mod fence;
+mod group;
 mod log;
 mod lost;
 mod peers;
 mod resolve;
 mod services;
 
+pub use connect::ConnectDone;
 pub use event::{Event, EventCompletion, ProcessEvents};
 pub use log::log_to_stdio;
 pub use lost::{LostServer, ON_LOST_SERVER_ENV};

@@ -24,6 +24,10 @@ pub(crate) type LibraryFn = dyn Fn(&EventMsg) + Send + Sync;
 /// The consumers and the id of each.
 pub(crate) type Consumers = Vec<(u64, Arc<LibraryFn>)>;
 
+// Registered by the library's own machinery; the connect path needs no
+// client-side consumer yet (the server settles departures), the group and
+// debugger machinery of later issues will.
+#[allow(dead_code)]
 impl Events {
     /// Adds a library consumer; the id removes it.
     pub(crate) fn add_library_consumer(&self, f: Arc<LibraryFn>) -> u64 {
@@ -40,9 +44,9 @@ impl Events {
     /// Removes the library consumer `id` (unknown ids are ignored).
     pub(crate) fn remove_library_consumer(&self, id: u64) {
         let _g = self.registry.lock();
-        let _ = self.library.update(|c| {
-            Ok::<_, ()>(c.iter().filter(|(i, _)| *i != id).cloned().collect())
-        });
+        let _ = self
+            .library
+            .update(|c| Ok::<_, ()>(c.iter().filter(|(i, _)| *i != id).cloned().collect()));
     }
 
     /// Hands `msg` to every library consumer (progress thread only).

@@ -220,6 +220,7 @@ pub fn canonical_procs(mut procs: Vec<Proc>) -> Vec<Proc> {
     procs
 }
 
+pub mod connect;
 mod handshake;
 mod reply;
 mod request;

@@ -1,0 +1,191 @@
+//! `PMIx_Connect` / `PMIx_Disconnect` (RFC0003) as
+//! [`Client::connect_procs`] / [`Client::disconnect_nspace`] (the plain
+//! names `connect` and `disconnect` already name the constructor and the
+//! connection's close): requests to the server, which
+//! completes them (with its host when they span nodes); each has a
+//! blocking form and one completing through a callback on the client's
+//! reader thread.
+//!
+//! A blocking call from an event handler (the progress thread) or from a
+//! callback of another request (the reader thread) could never see its
+//! reply delivered: it fails at once with `PMIX_ERR_WOULD_BLOCK` instead.
+
+use std::time::Duration;
+
+use pmix_core::proto::connect::decode_outcome;
+use pmix_core::proto::{caps, Reply, Request};
+use pmix_core::{Error, Info, Nspace, Proc, Rank, Result, Status};
+
+use crate::{deadline_from, group, Client, Inner};
+
+/// How much longer than its `PMIX_TIMEOUT` a blocking call waits for the
+/// server, which times the operation out itself (as for fences).
+const SERVER_GRACE: Duration = Duration::from_secs(1);
+
+/// A callback receiving a connect's outcome: the group's namespace and
+/// this process's rank in it.
+pub type ConnectDone = Box<dyn FnOnce(Result<(Nspace, Rank)>) + Send + 'static>;
+
+fn check_caps(inner: &Inner, what: &str) -> Result<()> {
+    if inner.caps & caps::CONNECT == 0 {
+        return Err(Error::with_context(
+            Status::ERR_NOT_SUPPORTED,
+            format!("the server does not offer {what} (protocol version < 5)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a blocking call on a thread that delivers replies.
+fn check_may_block(inner: &Inner, what: &str) -> Result<()> {
+    let on_progress = inner
+        .events
+        .as_ref()
+        .is_some_and(|e| e.on_progress_thread());
+    if on_progress || inner.conn.on_reader_thread() {
+        return Err(Error::with_context(
+            Status::ERR_WOULD_BLOCK,
+            format!(
+                "a blocking {what} from an event handler or a completion callback would wait \
+                 for ever (that thread delivers its answer); use the _nb form"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_connect(inner: &Inner, procs: &[Proc]) -> Result<()> {
+    check_caps(inner, "connect")?;
+    if procs.is_empty() {
+        return Err(Error::bad_param("connect: no participants"));
+    }
+    if !procs.iter().any(|p| p.matches(&inner.me)) {
+        return Err(Error::with_context(
+            Status::ERR_NOT_A_MEMBER,
+            format!(
+                "connect: the caller {:?} is not among the participants",
+                inner.me
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The caller's namespace and rank from a `CONNECT` reply. With
+/// `PMIX_CONNECT_XCHG_ONLY` there is no group: the caller's own namespace
+/// and `PMIX_RANK_UNDEF`.
+fn outcome(inner: &Inner, r: Reply) -> Result<(Nspace, Rank)> {
+    let v = r.into_result()?.ok_or_else(|| {
+        Error::with_context(Status::ERR_UNPACK_FAILURE, "connect reply without outcome")
+    })?;
+    let (ns, ranks) = decode_outcome(&v)?;
+    match ns {
+        None => Ok((inner.me.nspace.clone(), Rank::UNDEF)),
+        Some(ns) => {
+            let rank = ranks
+                .iter()
+                .position(|p| p == &inner.me)
+                .and_then(|i| u32::try_from(i).ok())
+                .map_or(Rank::UNDEF, Rank);
+            Ok((ns, rank))
+        }
+    }
+}
+
+impl Client {
+    /// `PMIx_Connect_nb` (RFC0003): connects with `procs` (order does not
+    /// matter; `PMIX_RANK_WILDCARD` = a whole namespace); `done` gets the
+    /// group's namespace and this process's rank in it (its index in the
+    /// canonical order of the participants). `info`: `PMIX_CONNECT_ID`,
+    /// `PMIX_TIMEOUT`, `PMIX_CONNECT_OPTIONAL`, `PMIX_CONNECT_XCHG_ONLY`,
+    /// `PMIX_CONNECT_NOTIFY_EACH`, `PMIX_CONNECT_NOTIFY_REQ`,
+    /// `PMIX_CONNECT_EARLY_TERM_ALLOWED`.
+    pub fn connect_procs_nb(
+        &self,
+        procs: &[Proc],
+        info: &[Info],
+        done: impl FnOnce(Result<(Nspace, Rank)>) + Send + 'static,
+    ) {
+        if let Err(e) = check_connect(&self.inner, procs) {
+            return done(Err(e));
+        }
+        let req = Request::Connect {
+            procs: group::translate(&self.inner, procs),
+            info: info.to_vec(),
+        };
+        let inner = std::sync::Arc::clone(&self.inner);
+        self.inner
+            .conn
+            .send(&req, Box::new(move |r| done(outcome(&inner, r))));
+    }
+
+    /// `PMIx_Connect`: [`connect_procs_nb`](Self::connect_procs_nb), waiting.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for no procs; `PMIX_ERR_NOT_A_MEMBER` when the
+    /// caller is not among them; `PMIX_ERR_TIMEOUT` when `PMIX_TIMEOUT`
+    /// passed first (for every waiting participant); `PMIX_ERR_PROC_ABORTED`
+    /// when a participant ended before arriving; `PMIX_ERR_WOULD_BLOCK`
+    /// from an event handler.
+    pub fn connect_procs(&self, procs: &[Proc], info: &[Info]) -> Result<(Nspace, Rank)> {
+        check_connect(&self.inner, procs)?;
+        check_may_block(&self.inner, "connect")?;
+        let deadline = deadline_from(info)?;
+        let req = Request::Connect {
+            procs: group::translate(&self.inner, procs),
+            info: info.to_vec(),
+        };
+        let r = self
+            .inner
+            .conn
+            .request(&req, deadline.map(|d| d + SERVER_GRACE))?;
+        outcome(&self.inner, r)
+    }
+
+    /// `PMIx_Disconnect_nb`: leaves group `nspace` once every member left.
+    pub fn disconnect_nspace_nb(
+        &self,
+        nspace: &Nspace,
+        info: &[Info],
+        done: impl FnOnce(Result<()>) + Send + 'static,
+    ) {
+        if let Err(e) = check_caps(&self.inner, "disconnect") {
+            return done(Err(e));
+        }
+        let req = Request::Disconnect {
+            nspace: nspace.as_str().to_owned(),
+            info: info.to_vec(),
+        };
+        self.inner
+            .conn
+            .send(&req, Box::new(move |r| done(r.into_result().map(|_| ()))));
+    }
+
+    /// `PMIx_Disconnect`: [`disconnect_nspace_nb`](Self::disconnect_nspace_nb), waiting.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for a namespace no connect made (or already
+    /// disconnected); `PMIX_ERR_NOT_A_MEMBER` for a group the caller is
+    /// not in; `PMIX_ERR_TIMEOUT`; `PMIX_ERR_WOULD_BLOCK` from an event
+    /// handler.
+    pub fn disconnect_nspace(&self, nspace: &Nspace, info: &[Info]) -> Result<()> {
+        check_caps(&self.inner, "disconnect")?;
+        check_may_block(&self.inner, "disconnect")?;
+        let deadline = deadline_from(info)?;
+        let req = Request::Disconnect {
+            nspace: nspace.as_str().to_owned(),
+            info: info.to_vec(),
+        };
+        self.inner
+            .conn
+            .request(&req, deadline.map(|d| d + SERVER_GRACE))?
+            .into_result()
+            .map(|_| ())
+    }
+
+    /// The rank map of a group this process connected to (index = rank),
+    /// as the job store holds it; `None` for a namespace no connect made.
+    pub fn group_members(&self, nspace: &Nspace) -> Option<Vec<Proc>> {
+        group::rank_map(&self.inner, nspace.as_str())
+    }
+}
