@@ -12,9 +12,9 @@
 
 use std::time::Duration;
 
-use pmix_core::proto::connect::decode_outcome;
-use pmix_core::proto::{caps, Reply, Request};
-use pmix_core::{Error, Info, Nspace, Proc, Rank, Result, Status};
+use pmix_core::proto::connect::{decode_outcome, CONNECT_NSPACE, CONNECT_RANK};
+use pmix_core::proto::{canonical_procs, caps, Reply, Request};
+use pmix_core::{attrs, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
 
 use crate::{deadline_from, group, Client, Inner};
 
@@ -71,7 +71,70 @@ fn check_connect(inner: &Inner, procs: &[Proc]) -> Result<()> {
     Ok(())
 }
 
-/// The caller's namespace and rank from a `CONNECT` reply. With
+/// One completed connect of this process, kept until its disconnect.
+#[derive(Clone, Debug)]
+pub(crate) struct Record {
+    set: Vec<Proc>,
+    id: Option<String>,
+    nspace: Nspace,
+    rank: Rank,
+}
+
+fn id_of(info: &[Info]) -> Option<String> {
+    pmix_core::info::find(info, attrs::CONNECT_ID)
+        .and_then(|i| i.value.as_str().ok().map(str::to_owned))
+}
+
+fn remember(inner: &Inner, procs: &[Proc], info: &[Info], nspace: &Nspace, rank: Rank) {
+    let mut v = inner.connects.lock();
+    v.push(Record {
+        set: canonical_procs(procs.to_vec()),
+        id: id_of(info),
+        nspace: nspace.clone(),
+        rank,
+    });
+}
+
+/// The answer to a `get` of [`CONNECT_NSPACE`] / [`CONNECT_RANK`] on the
+/// caller itself (`None`: not one of those keys).
+pub(crate) fn answer(
+    inner: &Inner,
+    proc: &Proc,
+    key: &str,
+    info: &[Info],
+) -> Option<Result<Value>> {
+    if key != CONNECT_NSPACE && key != CONNECT_RANK {
+        return None;
+    }
+    if proc != &inner.me && !(proc.nspace == inner.me.nspace && proc.rank == Rank::UNDEF) {
+        return Some(Err(Error::bad_param(format!(
+            "{key} is kept for the calling process only"
+        ))));
+    }
+    let id = id_of(info);
+    let v = inner.connects.lock();
+    Some(
+        v.iter()
+            .rev()
+            .find(|r| r.id == id)
+            .map(|r| {
+                if key == CONNECT_NSPACE {
+                    Value::String(r.nspace.as_str().to_owned())
+                } else {
+                    Value::Rank(r.rank)
+                }
+            })
+            .ok_or_else(|| {
+                Error::with_context(
+                    Status::ERR_NOT_FOUND,
+                    format!("{key}: no completed connect with PMIX_CONNECT_ID {id:?}"),
+                )
+            }),
+    )
+}
+
+/// The caller's namespace and rank from a
+/// `CONNECT` reply. With
 /// `PMIX_CONNECT_XCHG_ONLY` there is no group: the caller's own namespace
 /// and `PMIX_RANK_UNDEF`.
 fn outcome(inner: &Inner, r: Reply) -> Result<(Nspace, Rank)> {
@@ -114,9 +177,17 @@ impl Client {
             info: info.to_vec(),
         };
         let inner = std::sync::Arc::clone(&self.inner);
-        self.inner
-            .conn
-            .send(&req, Box::new(move |r| done(outcome(&inner, r))));
+        let (procs, info) = (procs.to_vec(), info.to_vec());
+        self.inner.conn.send(
+            &req,
+            Box::new(move |r| {
+                let r = outcome(&inner, r);
+                if let Ok((ns, rank)) = &r {
+                    remember(&inner, &procs, &info, ns, *rank);
+                }
+                done(r)
+            }),
+        );
     }
 
     /// `PMIx_Connect`: [`connect_procs_nb`](Self::connect_procs_nb), waiting.
@@ -139,7 +210,9 @@ impl Client {
             .inner
             .conn
             .request(&req, deadline.map(|d| d + SERVER_GRACE))?;
-        outcome(&self.inner, r)
+        let (ns, rank) = outcome(&self.inner, r)?;
+        remember(&self.inner, procs, info, &ns, rank);
+        Ok((ns, rank))
     }
 
     /// `PMIx_Disconnect_nb`: leaves group `nspace` once every member left.
@@ -156,9 +229,18 @@ impl Client {
             nspace: nspace.as_str().to_owned(),
             info: info.to_vec(),
         };
-        self.inner
-            .conn
-            .send(&req, Box::new(move |r| done(r.into_result().map(|_| ()))));
+        let inner = std::sync::Arc::clone(&self.inner);
+        let ns = nspace.clone();
+        self.inner.conn.send(
+            &req,
+            Box::new(move |r| {
+                let r = r.into_result().map(|_| ());
+                if r.is_ok() {
+                    inner.connects.lock().retain(|c| c.nspace != ns);
+                }
+                done(r)
+            }),
+        );
     }
 
     /// `PMIx_Disconnect`: [`disconnect_nspace_nb`](Self::disconnect_nspace_nb), waiting.
@@ -179,8 +261,25 @@ impl Client {
         self.inner
             .conn
             .request(&req, deadline.map(|d| d + SERVER_GRACE))?
-            .into_result()
-            .map(|_| ())
+            .into_result()?;
+        self.inner.connects.lock().retain(|c| c.nspace != *nspace);
+        Ok(())
+    }
+
+    /// The namespace of this process's live connect over `procs` (any
+    /// order; wildcards as given to the connect) with the
+    /// `PMIX_CONNECT_ID` of `info`: what the 4.2 `PMIx_Disconnect`, which
+    /// names the procs rather than the group, disconnects from.
+    pub fn connected_nspace(&self, procs: &[Proc], info: &[Info]) -> Option<Nspace> {
+        let set = canonical_procs(group::translate(&self.inner, procs));
+        let id = id_of(info);
+        self.inner
+            .connects
+            .lock()
+            .iter()
+            .rev()
+            .find(|r| r.id == id && canonical_procs(group::translate(&self.inner, &r.set)) == set)
+            .map(|r| r.nspace.clone())
     }
 
     /// The rank map of a group this process connected to (index = rank),

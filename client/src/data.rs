@@ -183,6 +183,9 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
             deadline_from(info)?,
         )
     };
+    if let Some(r) = crate::connect::answer(inner, proc, key, info) {
+        return r;
+    }
     let ns = proc.nspace.as_str();
     // A member of a connected group: its real process's data (the group's
     // own job level, JOB_SIZE and the like, is in the job store).

@@ -201,6 +201,8 @@ pub(crate) struct Inner {
     pub(crate) events: Option<Arc<event::Events>>,
     /// Producer handles of the local clients' inbound event rings, by slot.
     pub(crate) rings: Vec<OnceLock<Ring>>,
+    /// This process's live connects (`connect.rs`).
+    pub(crate) connects: Mutex<Vec<connect::Record>>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -364,6 +366,7 @@ impl Client {
                 finalized: Mutex::new(false),
                 events,
                 rings,
+                connects: Mutex::new(Vec::new()),
             }),
         };
         if let Some(ev) = &client.inner.events {

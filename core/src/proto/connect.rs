@@ -19,6 +19,14 @@ pub const GROUP_MEMBER: &str = "pmixrs.cnct.proc";
 /// (`DATA_ARRAY` of `PROC`, index = new rank).
 pub const GROUP_MEMBERS: &str = "pmixrs.cnct.members";
 
+/// `PMIx_Get` key, on the caller's own proc, qualified by
+/// `PMIX_CONNECT_ID` (none: the connects without an id): the namespace of
+/// the caller's latest completed connect (`STRING`). Lets a C caller of the
+/// 4.2 `PMIx_Connect`, which returns only a status, learn the group.
+pub const CONNECT_NSPACE: &str = "pmixrs.cnct.nspace";
+/// As [`CONNECT_NSPACE`]: the caller's rank in that group (`PROC_RANK`).
+pub const CONNECT_RANK: &str = "pmixrs.cnct.rank";
+
 /// The outcome of a connect as one reply value.
 pub fn encode_outcome(nspace: Option<&Nspace>, ranks: &[Proc]) -> Value {
     let mut e = Encoder::new();
