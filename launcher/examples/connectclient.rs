@@ -17,6 +17,12 @@
 //! - `term` (3 ranks): all connect; rank 2 exits without disconnecting;
 //!   ranks 0, 1 must hear `PMIX_ERR_PROC_TERM_WO_SYNC` naming it, then
 //!   disconnect.
+//!   A second group made with `PMIX_CONNECT_EARLY_TERM_ALLOWED` raises
+//!   nothing.
+//! - `options` (3 ranks): `NOTIFY_EACH`, `NOTIFY_REQ` (ranks 1, 2 connect
+//!   once asked), `XCHG_ONLY`.
+//! - `optional` (3 ranks): rank 2 leaves at once; ranks 0, 1 connect with
+//!   `PMIX_CONNECT_OPTIONAL` and get a group of two.
 //! - `xns_a` / `xns_b` (one rank each of two namespaces, `XNS_OTHER` = the
 //!   other's namespace): connect across namespaces; each reads the other's
 //!   committed key directly and through the group.
@@ -321,6 +327,111 @@ fn term_scenario(c: &Client) {
     println!("ok disconnect");
 }
 
+/// NOTIFY_EACH, NOTIFY_REQ and XCHG_ONLY (3 ranks).
+fn options(c: &Client) {
+    let me = c.proc().clone();
+    let all = [wild(&me.nspace)];
+    let seen = Arc::new(Mutex::new(Vec::<(Status, Proc, Option<String>)>::new()));
+    let s2 = Arc::clone(&seen);
+    c.register_event_handler(
+        &[Status::PROC_HAS_CONNECTED, Status::CONNECT_REQUESTED],
+        &[],
+        move |e, done| {
+            let who = pmix_core::info::find(e.info, attrs::EVENT_AFFECTED_PROC).and_then(|a| {
+                match &a.value {
+                    Value::Proc(p) => Some(p.clone()),
+                    _ => None,
+                }
+            });
+            let cid = pmix_core::info::find(e.info, attrs::CONNECT_ID)
+                .and_then(|i| i.value.as_str().ok().map(str::to_owned));
+            if let Some(w) = who {
+                s2.lock().unwrap().push((e.status, w, cid));
+            }
+            done.done(Status::SUCCESS, vec![]);
+        },
+    )
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    c.fence(&[], &[])
+        .unwrap_or_else(|e| fail(format!("fence: {e}")));
+    let wait = |what: &str, pred: &dyn Fn(&[(Status, Proc, Option<String>)]) -> bool| {
+        let end = Instant::now() + Duration::from_secs(10);
+        while !pred(&seen.lock().unwrap()) {
+            check(Instant::now() < end, || {
+                format!("{what}: seen {:?}", seen.lock().unwrap())
+            });
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    // NOTIFY_EACH: every participant hears each arrival
+    let each = [
+        id("each"),
+        Info::new(attrs::CONNECT_NOTIFY_EACH, true).unwrap(),
+    ];
+    let (g, _) = c
+        .connect_procs(&all, &each)
+        .unwrap_or_else(|e| fail(format!("notify-each connect: {e}")));
+    wait("PROC_HAS_CONNECTED for all three", &|s| {
+        (0..3).all(|r| {
+            s.iter()
+                .any(|(st, p, _)| *st == Status::PROC_HAS_CONNECTED && p.rank.0 == r)
+        })
+    });
+    println!("ok notify each");
+    c.disconnect_nspace(&g, &[])
+        .unwrap_or_else(|e| fail(format!("disconnect: {e}")));
+    // NOTIFY_REQ: rank 0 asks; the others connect when asked
+    if me.rank.0 == 0 {
+        let req = [
+            id("req"),
+            Info::new(attrs::CONNECT_NOTIFY_REQ, true).unwrap(),
+        ];
+        c.connect_procs(&all, &req)
+            .unwrap_or_else(|e| fail(format!("requesting connect: {e}")));
+    } else {
+        wait("CONNECT_REQUESTED from rank 0", &|s| {
+            s.iter().any(|(st, p, cid)| {
+                *st == Status::CONNECT_REQUESTED && p.rank.0 == 0 && cid.as_deref() == Some("req")
+            })
+        });
+        c.connect_procs(&all, &[id("req")])
+            .unwrap_or_else(|e| fail(format!("requested connect: {e}")));
+    }
+    println!("ok notify req");
+    // XCHG_ONLY: no group, rank undefined
+    let x = [id("x"), Info::new(attrs::CONNECT_XCHG_ONLY, true).unwrap()];
+    let (ns, rank) = c
+        .connect_procs(&all, &x)
+        .unwrap_or_else(|e| fail(format!("exchange-only connect: {e}")));
+    check(ns == me.nspace && rank == Rank::UNDEF, || {
+        format!("exchange only gave {ns:?} {rank:?}")
+    });
+    println!("ok xchg only");
+}
+
+/// OPTIONAL (3 ranks): rank 2 leaves at once; 0 and 1 connect without it.
+fn optional(c: &Client) {
+    let me = c.proc().clone();
+    if me.rank.0 == 2 {
+        println!("ok leaving");
+        std::process::exit(0);
+    }
+    let opt = [
+        id("opt"),
+        timeout(20),
+        Info::new(attrs::CONNECT_OPTIONAL, true).unwrap(),
+    ];
+    let (g, rank) = c
+        .connect_procs(&[wild(&me.nspace)], &opt)
+        .unwrap_or_else(|e| fail(format!("optional connect: {e}")));
+    let members = c.group_members(&g).unwrap_or_default();
+    check(
+        members == [p(&me.nspace, 0), p(&me.nspace, 1)] && rank == me.rank,
+        || format!("members {members:?}, rank {rank:?}"),
+    );
+    println!("ok optional");
+}
+
 fn xns(c: &Client, first: bool) {
     let me = c.proc().clone();
     let other = Nspace::new(std::env::var("XNS_OTHER").unwrap()).unwrap();
@@ -368,6 +479,8 @@ fn main() {
         "timeout" => timeout_scenario(&c),
         "kill" => kill_scenario(&c),
         "term" => term_scenario(&c),
+        "options" => options(&c),
+        "optional" => optional(&c),
         "xns_a" => xns(&c, true),
         "xns_b" => xns(&c, false),
         s => fail(format!("unknown scenario {s:?}")),

@@ -164,3 +164,26 @@ fn connect_across_namespaces_exchanges_job_info_and_cards() {
         assert!(text(o).contains("ok cross namespace"), "{}", text(o));
     }
 }
+
+#[test]
+fn notify_each_notify_req_and_exchange_only() {
+    let o = pmixrun(3, "options");
+    assert_ok(&o, 3);
+    for what in ["ok notify each", "ok notify req", "ok xchg only"] {
+        assert_eq!(text(&o).matches(what).count(), 3, "{what}: {}", text(&o));
+    }
+}
+
+#[test]
+fn an_optional_connect_completes_with_who_arrived() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, ns) = one_node_job("copt", 3, Arc::new(NullHost), tmp.path());
+    let kids = (0..3)
+        .map(|r| start_client("connectclient", &server, &ns, r, "optional"))
+        .collect();
+    let outs = wait_all(kids, Duration::from_secs(60));
+    for o in &outs[..2] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(text(o).contains("ok optional"), "{}", text(o));
+    }
+}
