@@ -327,11 +327,14 @@ fn term_scenario(c: &Client) {
     println!("ok disconnect");
 }
 
+/// An event seen: its code, its affected proc, its connect id.
+type Seen = (Status, Proc, Option<String>);
+
 /// NOTIFY_EACH, NOTIFY_REQ and XCHG_ONLY (3 ranks).
 fn options(c: &Client) {
     let me = c.proc().clone();
     let all = [wild(&me.nspace)];
-    let seen = Arc::new(Mutex::new(Vec::<(Status, Proc, Option<String>)>::new()));
+    let seen = Arc::new(Mutex::new(Vec::<Seen>::new()));
     let s2 = Arc::clone(&seen);
     c.register_event_handler(
         &[Status::PROC_HAS_CONNECTED, Status::CONNECT_REQUESTED],
@@ -354,7 +357,7 @@ fn options(c: &Client) {
     .unwrap_or_else(|e| fail(format!("register: {e}")));
     c.fence(&[], &[])
         .unwrap_or_else(|e| fail(format!("fence: {e}")));
-    let wait = |what: &str, pred: &dyn Fn(&[(Status, Proc, Option<String>)]) -> bool| {
+    let wait = |what: &str, pred: &dyn Fn(&[Seen]) -> bool| {
         let end = Instant::now() + Duration::from_secs(10);
         while !pred(&seen.lock().unwrap()) {
             check(Instant::now() < end, || {
