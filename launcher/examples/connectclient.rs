@@ -23,6 +23,9 @@
 //!   once asked), `XCHG_ONLY`.
 //! - `optional` (3 ranks): rank 2 leaves at once; ranks 0, 1 connect with
 //!   `PMIX_CONNECT_OPTIONAL` and get a group of two.
+//! - `finalized` (3 ranks): rank 2 finalizes without connecting; a connect
+//!   of all three fails with `PMIX_ERR_PROC_ABORTED`, an optional one
+//!   completes with ranks 0 and 1.
 //! - `xns_a` / `xns_b` (one rank each of two namespaces, `XNS_OTHER` = the
 //!   other's namespace): connect across namespaces; each reads the other's
 //!   committed key directly and through the group.
@@ -337,7 +340,11 @@ fn options(c: &Client) {
     let seen = Arc::new(Mutex::new(Vec::<Seen>::new()));
     let s2 = Arc::clone(&seen);
     c.register_event_handler(
-        &[Status::PROC_HAS_CONNECTED, Status::CONNECT_REQUESTED],
+        &[
+            Status::PROC_HAS_CONNECTED,
+            Status::CONNECT_REQUESTED,
+            Status::PROC_HAS_DISCONNECTED,
+        ],
         &[],
         move |e, done| {
             let who = pmix_core::info::find(e.info, attrs::EVENT_AFFECTED_PROC).and_then(|a| {
@@ -383,6 +390,19 @@ fn options(c: &Client) {
     println!("ok notify each");
     c.disconnect_nspace(&g, &[])
         .unwrap_or_else(|e| fail(format!("disconnect: {e}")));
+    wait("PROC_HAS_DISCONNECTED from the two others", &|s| {
+        (0..3).filter(|r| *r != me.rank.0).all(|r| {
+            s.iter()
+                .any(|(st, p, _)| *st == Status::PROC_HAS_DISCONNECTED && p.rank.0 == r)
+        })
+    });
+    let own = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|(st, p, _)| *st == Status::PROC_HAS_DISCONNECTED && *p == me);
+    check(!own, || "heard of its own disconnect".into());
+    println!("ok notify each disconnect");
     // NOTIFY_REQ: rank 0 asks; the others connect when asked
     if me.rank.0 == 0 {
         let req = [
@@ -435,6 +455,39 @@ fn optional(c: &Client) {
     println!("ok optional");
 }
 
+/// (3 ranks) rank 2 finalizes without connecting: a connect waiting for it
+/// fails, an optional one completes without it.
+fn finalized(c: &Client) {
+    let me = c.proc().clone();
+    if me.rank.0 == 2 {
+        c.finalize()
+            .unwrap_or_else(|e| fail(format!("finalize: {e}")));
+        println!("ok finalized early");
+        println!("ok done");
+        std::process::exit(0);
+    }
+    let all = [wild(&me.nspace)];
+    let t0 = Instant::now();
+    match c.connect_procs(&all, &[id("fin"), timeout(20)]) {
+        Err(e) if e.status() == Status::ERR_PROC_ABORTED => {}
+        r => fail(format!("wanted PROC_ABORTED, got {r:?}")),
+    }
+    let took = t0.elapsed();
+    check(took < Duration::from_secs(5), || format!("took {took:?}"));
+    println!("ok connect without a finalized rank fails");
+    let opt = [
+        id("fin-opt"),
+        timeout(20),
+        Info::new(attrs::CONNECT_OPTIONAL, true).unwrap(),
+    ];
+    let (g, _) = c
+        .connect_procs(&all, &opt)
+        .unwrap_or_else(|e| fail(format!("optional connect: {e}")));
+    let members = c.group_members(&g).unwrap_or_default();
+    check(members.len() == 2, || format!("members {members:?}"));
+    println!("ok optional without a finalized rank");
+}
+
 fn xns(c: &Client, first: bool) {
     let me = c.proc().clone();
     let other = Nspace::new(std::env::var("XNS_OTHER").unwrap()).unwrap();
@@ -484,6 +537,7 @@ fn main() {
         "term" => term_scenario(&c),
         "options" => options(&c),
         "optional" => optional(&c),
+        "finalized" => finalized(&c),
         "xns_a" => xns(&c, true),
         "xns_b" => xns(&c, false),
         s => fail(format!("unknown scenario {s:?}")),

@@ -169,7 +169,12 @@ fn connect_across_namespaces_exchanges_job_info_and_cards() {
 fn notify_each_notify_req_and_exchange_only() {
     let o = pmixrun(3, "options");
     assert_ok(&o, 3);
-    for what in ["ok notify each", "ok notify req", "ok xchg only"] {
+    for what in [
+        "ok notify each\n",
+        "ok notify each disconnect",
+        "ok notify req",
+        "ok xchg only",
+    ] {
         assert_eq!(text(&o).matches(what).count(), 3, "{what}: {}", text(&o));
     }
 }
@@ -186,4 +191,22 @@ fn an_optional_connect_completes_with_who_arrived() {
         assert!(o.status.success(), "{}", text(o));
         assert!(text(o).contains("ok optional"), "{}", text(o));
     }
+}
+
+#[test]
+fn a_participant_that_finalized_without_connecting_fails_a_connect_but_not_an_optional_one() {
+    let o = pmixrun(3, "finalized");
+    assert_ok(&o, 3);
+    let t = text(&o);
+    assert_eq!(
+        t.matches("ok connect without a finalized rank fails")
+            .count(),
+        2,
+        "{t}"
+    );
+    assert_eq!(
+        t.matches("ok optional without a finalized rank").count(),
+        2,
+        "{t}"
+    );
 }

@@ -433,11 +433,22 @@ impl<W> Collectives<W> {
     /// open episode that expects it fails or counts it (by its
     /// `departure_fails`), in key order.
     pub(crate) fn depart(&mut self, who: &Proc) -> Vec<Ended<W>> {
-        self.behind.retain(|_, h| !h.expected.contains(who));
+        self.depart_from(who, |_| true)
+    }
+
+    /// As [`depart`](Self::depart), for the keys whose kind `which`
+    /// accepts only (a finalized client leaves connects, never fences).
+    pub(crate) fn depart_from(
+        &mut self,
+        who: &Proc,
+        which: impl Fn(&Kind) -> bool,
+    ) -> Vec<Ended<W>> {
+        self.behind
+            .retain(|k, h| !(which(&k.kind) && h.expected.contains(who)));
         let keys: Vec<Key> = self
             .open
             .iter()
-            .filter(|(_, ep)| ep.expected.contains(who))
+            .filter(|(k, ep)| which(&k.kind) && ep.expected.contains(who))
             .map(|(k, _)| k.clone())
             .collect();
         let mut ended = Vec::new();

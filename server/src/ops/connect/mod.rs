@@ -53,9 +53,17 @@ fn connect_id(info: &[Info]) -> Option<String> {
 /// remote).
 fn opening(reg: &Registry, procs: &[Proc], departure_fails: bool, info: Vec<Info>) -> Opening {
     let m = reg.members(procs);
+    // A finalized client will never arrive either.
+    let mut departed = m.dead;
+    departed.extend(
+        m.local
+            .iter()
+            .filter(|p| reg.clients.get(*p).is_some_and(|c| c.finalized))
+            .cloned(),
+    );
     let mut o = Opening {
         expected: m.local,
-        departed: m.dead,
+        departed,
         remote: false,
         departure_fails,
         directives: info,
@@ -435,6 +443,47 @@ fn disconnect_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, ns: String) {
             );
         }),
     );
+}
+
+/// `proc` finalized: it leaves every pending connect and disconnect (a
+/// connect waiting for it fails, unless optional), and a group whose local
+/// members all finalized or died is forgotten here (Open MPI never calls
+/// `PMIx_Disconnect`: its groups end with the job). No event: finalizing
+/// is not terminating without sync.
+pub(crate) fn proc_finalized(inner: &Arc<Inner>, proc: &Proc) {
+    let ended = inner
+        .state
+        .lock()
+        .collectives
+        .depart_from(proc, |k| !matches!(k, Kind::Fence));
+    for e in ended {
+        settle(inner, e);
+    }
+    let ended_groups: Vec<Nspace> = {
+        let mut st = inner.state.lock();
+        let st = &mut *st;
+        let reg = &st.registry;
+        let done: Vec<Nspace> = st
+            .connects
+            .live
+            .iter()
+            .filter(|(_, g)| g.has(proc))
+            .filter(|(_, g)| {
+                g.ranks.iter().all(|p| match reg.clients.get(p) {
+                    Some(c) => c.finalized || c.dead,
+                    None => true, // not here
+                })
+            })
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in &done {
+            st.connects.live.remove(n);
+        }
+        done
+    };
+    for n in &ended_groups {
+        register::remove_group(inner, n);
+    }
 }
 
 /// `proc` is gone: the members of every live group it was in that does
