@@ -78,6 +78,9 @@ pub(crate) struct Record {
     id: Option<String>,
     nspace: Nspace,
     rank: Rank,
+    /// The group's rank map (from the reply: the job store's copy may come
+    /// later).
+    ranks: Vec<Proc>,
 }
 
 fn id_of(info: &[Info]) -> Option<String> {
@@ -85,24 +88,43 @@ fn id_of(info: &[Info]) -> Option<String> {
         .and_then(|i| i.value.as_str().ok().map(str::to_owned))
 }
 
-fn remember(inner: &Inner, procs: &[Proc], info: &[Info], nspace: &Nspace, rank: Rank) {
+fn remember(inner: &Inner, procs: &[Proc], info: &[Info], got: &Outcome) {
+    let Some(nspace) = &got.nspace else {
+        return; // XCHG_ONLY: no group
+    };
     let mut v = inner.connects.lock();
     v.push(Record {
         set: canonical_procs(procs.to_vec()),
         id: id_of(info),
         nspace: nspace.clone(),
-        rank,
+        rank: got.rank,
+        ranks: got.ranks.clone(),
     });
 }
 
+/// The rank map of a group this process is a live member of.
+pub(crate) fn own_rank_map(inner: &Inner, ns: &str) -> Option<Vec<Proc>> {
+    inner
+        .connects
+        .lock()
+        .iter()
+        .find(|r| r.nspace.as_str() == ns)
+        .map(|r| r.ranks.clone())
+}
+
 /// The answer to a `get` of [`CONNECT_NSPACE`] / [`CONNECT_RANK`] on the
-/// caller itself (`None`: not one of those keys).
+/// caller itself, or of `PMIX_JOB_SIZE` of a group of its own (`None`:
+/// none of those).
 pub(crate) fn answer(
     inner: &Inner,
     proc: &Proc,
     key: &str,
     info: &[Info],
 ) -> Option<Result<Value>> {
+    if key == attrs::JOB_SIZE && proc.rank == Rank::WILDCARD && proc.nspace != inner.me.nspace {
+        let size = own_rank_map(inner, proc.nspace.as_str())?.len();
+        return Some(Ok(Value::Uint32(u32::try_from(size).unwrap_or(u32::MAX))));
+    }
     if key != CONNECT_NSPACE && key != CONNECT_RANK {
         return None;
     }
@@ -133,26 +155,44 @@ pub(crate) fn answer(
     )
 }
 
-/// The caller's namespace and rank from a
-/// `CONNECT` reply. With
-/// `PMIX_CONNECT_XCHG_ONLY` there is no group: the caller's own namespace
-/// and `PMIX_RANK_UNDEF`.
-fn outcome(inner: &Inner, r: Reply) -> Result<(Nspace, Rank)> {
+/// A `CONNECT` reply as this process sees it.
+struct Outcome {
+    /// `None` for `PMIX_CONNECT_XCHG_ONLY`.
+    nspace: Option<Nspace>,
+    rank: Rank,
+    ranks: Vec<Proc>,
+}
+
+impl Outcome {
+    /// What the API returns: with `PMIX_CONNECT_XCHG_ONLY` there is no
+    /// group: the caller's own namespace and `PMIX_RANK_UNDEF`.
+    fn public(&self, inner: &Inner) -> (Nspace, Rank) {
+        match &self.nspace {
+            Some(ns) => (ns.clone(), self.rank),
+            None => (inner.me.nspace.clone(), Rank::UNDEF),
+        }
+    }
+}
+
+/// The caller's view of a `CONNECT` reply.
+fn outcome(inner: &Inner, r: Reply) -> Result<Outcome> {
     let v = r.into_result()?.ok_or_else(|| {
         Error::with_context(Status::ERR_UNPACK_FAILURE, "connect reply without outcome")
     })?;
-    let (ns, ranks) = decode_outcome(&v)?;
-    match ns {
-        None => Ok((inner.me.nspace.clone(), Rank::UNDEF)),
-        Some(ns) => {
-            let rank = ranks
-                .iter()
-                .position(|p| p == &inner.me)
-                .and_then(|i| u32::try_from(i).ok())
-                .map_or(Rank::UNDEF, Rank);
-            Ok((ns, rank))
-        }
-    }
+    let (nspace, ranks) = decode_outcome(&v)?;
+    let rank = match nspace {
+        None => Rank::UNDEF,
+        Some(_) => ranks
+            .iter()
+            .position(|p| p == &inner.me)
+            .and_then(|i| u32::try_from(i).ok())
+            .map_or(Rank::UNDEF, Rank),
+    };
+    Ok(Outcome {
+        nspace,
+        rank,
+        ranks,
+    })
 }
 
 impl Client {
@@ -181,10 +221,10 @@ impl Client {
         self.inner.conn.send(
             &req,
             Box::new(move |r| {
-                let r = outcome(&inner, r);
-                if let Ok((ns, rank)) = &r {
-                    remember(&inner, &procs, &info, ns, *rank);
-                }
+                let r = outcome(&inner, r).map(|got| {
+                    remember(&inner, &procs, &info, &got);
+                    got.public(&inner)
+                });
                 done(r)
             }),
         );
@@ -210,9 +250,9 @@ impl Client {
             .inner
             .conn
             .request(&req, deadline.map(|d| d + SERVER_GRACE))?;
-        let (ns, rank) = outcome(&self.inner, r)?;
-        remember(&self.inner, procs, info, &ns, rank);
-        Ok((ns, rank))
+        let got = outcome(&self.inner, r)?;
+        remember(&self.inner, procs, info, &got);
+        Ok(got.public(&self.inner))
     }
 
     /// `PMIx_Disconnect_nb`: leaves group `nspace` once every member left.

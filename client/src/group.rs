@@ -1,7 +1,8 @@
 //! Addressing a connected group by its namespace: `(group ns, WILDCARD)`
-//! and `(group ns, r)` stand for the real processes the server recorded in
-//! the job store when the connect completed
-//! (`pmix_core::proto::connect::GROUP_MEMBERS`). Fence, notify (CUSTOM)
+//! and `(group ns, r)` stand for the real processes of the group: for a
+//! member, the rank map its connect reply carried; for any other local
+//! process, the one the server writes into the job store once the connect
+//! completed (`pmix_core::proto::connect::GROUP_MEMBERS`). Fence, notify (CUSTOM)
 //! and get translate them before anything leaves the process.
 
 use pmix_core::proto::connect::GROUP_MEMBERS;
@@ -12,6 +13,15 @@ use crate::{peers, Inner};
 /// The rank map of group namespace `ns`, or `None` when `ns` is not a
 /// group this node knows.
 pub(crate) fn rank_map(inner: &Inner, ns: &str) -> Option<Vec<Proc>> {
+    // the process's own job is never a group: the hot paths (gets and
+    // fences within the job) pay nothing
+    if ns == inner.me.nspace.as_str() {
+        return None;
+    }
+    // a group of this process's own: the map its connect reply carried
+    if let Some(map) = crate::connect::own_rank_map(inner, ns) {
+        return Some(map);
+    }
     match peers::job_value(inner, ns, Rank::WILDCARD.0, GROUP_MEMBERS)? {
         Value::DataArray(a) => a.procs().ok().map(|v| v.into_iter().cloned().collect()),
         _ => None,

@@ -178,6 +178,15 @@ fn pairs(c: &Client) {
         .unwrap_or_else(|e| fail(format!("fence: {e}")));
     if r == 2 {
         let low = mint_nspace(&canonical_procs(vec![p(&ns, 0), p(&ns, 1)]), Some("low"), 0);
+        // a non-member sees the group once the server wrote it into the
+        // job store, just after answering the members
+        let end = Instant::now() + Duration::from_secs(5);
+        while c.group_members(&low).is_none() {
+            check(Instant::now() < end, || {
+                "the {0,1} group never appeared".into()
+            });
+            std::thread::sleep(Duration::from_millis(1));
+        }
         let range = Info::new(
             attrs::EVENT_CUSTOM_RANGE,
             Value::DataArray(Box::new(DataArray::from_procs(vec![wild(&low)]))),

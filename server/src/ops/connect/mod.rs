@@ -319,11 +319,11 @@ fn connect_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: Option<String>, xc
 }
 
 /// Registers the group (unless `XCHG_ONLY`) and answers every contributor.
+/// The reply carries the rank map, which the members translate group
+/// addresses with; the job store's copy (for every other local process)
+/// is written after the replies, off the members' path.
 fn publish(inner: &Arc<Inner>, ep: &Episode<ReplyTo>, ns: Option<Nspace>, ranks: Vec<Proc>) {
     if let Some(ns) = &ns {
-        if let Err(e) = register::store_group(inner, ns, &ep.key.procs, &ranks) {
-            return finish(ep, &Reply::error(&e));
-        }
         let g = Group {
             canonical: ep.key.procs.clone(),
             ranks: ranks.clone(),
@@ -338,6 +338,14 @@ fn publish(inner: &Arc<Inner>, ep: &Episode<ReplyTo>, ns: Option<Nspace>, ranks:
         message: String::new(),
     };
     finish(ep, &r);
+    if let Some(ns) = &ns {
+        if let Err(e) = register::store_group(inner, ns, &ep.key.procs, &ranks) {
+            inner.log(format_args!(
+                "connect: group {} not written to the job store: {e}",
+                ns.as_str()
+            ));
+        }
+    }
 }
 
 /// A client's `DISCONNECT` from group `nspace`.
@@ -405,11 +413,11 @@ fn disconnect_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, ns: String) {
     let Ok(ns) = Nspace::new(&ns) else { return };
     let end = |inner: &Inner, ns: &Nspace| {
         inner.state.lock().connects.live.remove(ns);
-        register::remove_group(inner, ns);
     };
     if !ep.remote {
         end(inner, &ns);
-        return finish(&ep, &Reply::status(Status::SUCCESS));
+        finish(&ep, &Reply::status(Status::SUCCESS));
+        return register::remove_group(inner, &ns);
     }
     let set = ep.key.procs.clone();
     let info = ep.directives.clone();
@@ -431,7 +439,8 @@ fn disconnect_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, ns: String) {
             let Some(ep) = i.state.lock().collectives.host_answered(eid) else {
                 return;
             };
-            if r.is_ok() {
+            let ok = r.is_ok();
+            if ok {
                 end(&i, &ns2);
             }
             finish(
@@ -441,6 +450,9 @@ fn disconnect_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, ns: String) {
                     Err(e) => Reply::error(&e),
                 },
             );
+            if ok {
+                register::remove_group(&i, &ns2);
+            }
         }),
     );
 }

@@ -8,13 +8,20 @@ use pmix_core::{attrs, codec, DataArray, Error, Info, Nspace, Proc, Rank, Result
 
 use crate::inner::Inner;
 
-/// Writes group `ns` (rank map `ranks`, made from `canonical`).
+/// Writes group `ns` (rank map `ranks`, made from `canonical`) unless it
+/// ended meanwhile. The check and the write hold the state lock, and a
+/// disconnect drops the group from the state before it removes it from
+/// the store: a late write never resurrects an ended group.
 pub(crate) fn store_group(
     inner: &Inner,
     ns: &Nspace,
     canonical: &[Proc],
     ranks: &[Proc],
 ) -> Result<()> {
+    let st = inner.state.lock();
+    if !st.connects.live.contains_key(ns) {
+        return Ok(());
+    }
     let size = u32::try_from(ranks.len()).map_err(|_| Error::bad_param("group too large"))?;
     let w = Rank::WILDCARD.0;
     let n = ns.as_str();
@@ -54,7 +61,9 @@ pub(crate) fn store_group(
             }
         })
         .map(|_| ())
-        .map_err(Error::from)
+        .map_err(Error::from)?;
+    drop(st);
+    Ok(())
 }
 
 /// Removes group `ns` from the job store.
