@@ -254,3 +254,31 @@ fn a_silent_host_is_ended_by_the_timeout() {
         "{took:?}"
     );
 }
+
+#[test]
+fn a_process_of_another_cluster_reaches_the_host_unchanged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = Arc::new(ConnectHost {
+        seen: Mutex::new(Vec::new()),
+        outcome: Some(ConnectOutcome::default()),
+    });
+    let s = server(tmp.path(), host.clone());
+    register(&s, "near", 1, 1);
+    let mut c = Raw::connect(&s, &p("near", 0), proto::PROTOCOL_VERSION);
+    let far = pmix_core::cluster::multicluster_nspace("east", "job-9").unwrap();
+    let procs = vec![p("near", 0), Proc::from_parts(far.clone(), Rank(3))];
+    let r = c.call(&connect_req(procs, vec![]));
+    // the host gave no rank map and this node cannot size the other
+    // cluster's job: the explicit ranks are the map
+    assert_eq!(r.status, Status::SUCCESS, "{}", r.message);
+    let (_, ranks) = decode_outcome(&r.value.unwrap()).unwrap();
+    assert_eq!(
+        ranks,
+        vec![Proc::from_parts(far.clone(), Rank(3)), p("near", 0)]
+    );
+    let seen = host.seen.lock().unwrap().clone();
+    assert_eq!(
+        seen[0].0,
+        vec![Proc::from_parts(far, Rank(3)), p("near", 0)]
+    );
+}

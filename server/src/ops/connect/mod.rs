@@ -310,7 +310,19 @@ fn connect_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: Option<String>, xc
                     } else {
                         out.nspace.or(minted)
                     };
-                    publish(&i, &ep, ns, out.ranks);
+                    // A host that gives no rank map (the C module's 4.2
+                    // connect answers a status only): the canonical set
+                    // expanded with the registered job sizes.
+                    let ranks = if out.ranks.is_empty() {
+                        let st = i.state.lock();
+                        rank_map(&ep.key.procs, |ns| st.registry.sizes(ns).map(|(_, n)| n))
+                    } else {
+                        Ok(out.ranks)
+                    };
+                    match ranks {
+                        Ok(r) => publish(&i, &ep, ns, r),
+                        Err(e) => finish(&ep, &Reply::error(&e)),
+                    }
                 }
                 Err(e) => finish(&ep, &Reply::error(&e)),
             }
