@@ -114,6 +114,19 @@ fn pairs(c: &Client) {
     let ns = me.nspace.clone();
     let r = me.rank.0;
     let all = wild(&ns);
+    // the cluster id, from which multi-cluster names are built
+    let cluster = c
+        .get(&all, attrs::CLUSTER_ID, &[])
+        .unwrap_or_else(|e| fail(format!("PMIX_CLUSTER_ID: {e}")));
+    let cluster = cluster.as_str().unwrap_or_default().to_owned();
+    let mc = pmix_core::cluster::multicluster_nspace(&cluster, ns.as_str())
+        .unwrap_or_else(|e| fail(format!("multi-cluster name: {e}")));
+    check(
+        pmix_core::cluster::split_multicluster(mc.as_str())
+            == (Some(cluster.as_str()), ns.as_str()),
+        || format!("{mc:?} does not split back"),
+    );
+    println!("ok cluster id");
     // bad input
     want_err(
         c.connect_procs(&[], &[]),

@@ -32,6 +32,7 @@ fn concurrent_connects_name_groups_alike_and_group_addresses_reach_exactly_the_m
     assert_ok(&o, 4);
     let t = text(&o);
     for what in [
+        "ok cluster id",
         "ok zero procs",
         "ok caller not a member",
         "ok unknown namespace",
