@@ -21,9 +21,14 @@
 //! `PMIX_ERR_PROC_TERM_WO_SYNC` at the other members unless the group was
 //! made with `PMIX_CONNECT_EARLY_TERM_ALLOWED` (`events.rs`).
 
+mod departures;
+mod disconnect;
 mod events;
 pub(crate) mod groups;
 mod register;
+
+pub(crate) use departures::{proc_finalized, proc_lost};
+pub(crate) use disconnect::disconnect;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -236,7 +241,7 @@ fn finish(ep: &Episode<ReplyTo>, r: &Reply) {
 fn complete(inner: &Arc<Inner>, ep: Episode<ReplyTo>) {
     match ep.key.kind.clone() {
         Kind::Connect { id, xchg_only } => connect_done(inner, ep, id, xchg_only),
-        Kind::Disconnect(ns) => disconnect_done(inner, ep, ns),
+        Kind::Disconnect(ns) => disconnect::done(inner, ep, ns),
         Kind::Fence => {}
     }
 }
@@ -356,169 +361,6 @@ fn publish(inner: &Arc<Inner>, ep: &Episode<ReplyTo>, ns: Option<Nspace>, ranks:
                 "connect: group {} not written to the job store: {e}",
                 ns.as_str()
             ));
-        }
-    }
-}
-
-/// A client's `DISCONNECT` from group `nspace`.
-pub(crate) fn disconnect(inner: &Arc<Inner>, to: ReplyTo, nspace: String, info: Vec<Info>) {
-    let me = to.proc().clone();
-    let Ok(ns) = Nspace::new(&nspace) else {
-        return to.send(&Reply::error(&Error::bad_param(format!(
-            "disconnect: {nspace:?} is not a namespace name"
-        ))));
-    };
-    let deadline = directives::deadline(&info);
-    let (step, notify_others) = {
-        let mut guard = inner.state.lock();
-        let st = &mut *guard;
-        let Some(g) = st.connects.live.get(&ns) else {
-            drop(guard);
-            return to.send(&Reply::error(&Error::with_context(
-                Status::ERR_NOT_FOUND,
-                format!("disconnect: no connected group {nspace:?} (never made, or already disconnected)"),
-            )));
-        };
-        if !g.has(&me) {
-            drop(guard);
-            return to.send(&Reply::error(&Error::with_context(
-                Status::ERR_NOT_A_MEMBER,
-                format!("disconnect: {me:?} is not a member of group {nspace:?}"),
-            )));
-        }
-        let key = Key {
-            kind: Kind::Disconnect(nspace.clone()),
-            procs: g.canonical.clone(),
-        };
-        let ranks = g.ranks.clone();
-        let notify =
-            (g.notify_each || directives::flag(&info, attrs::CONNECT_NOTIFY_EACH)).then(|| {
-                ranks
-                    .iter()
-                    .filter(|p| **p != me)
-                    .cloned()
-                    .collect::<Vec<_>>()
-            });
-        let registry = &st.registry;
-        let step = st
-            .collectives
-            .contribute(key, me.clone(), to, deadline, |_| {
-                opening(registry, &ranks, false, info.clone())
-            });
-        if let Contributed::Waiting(Some(due)) = &step {
-            expire_at(&st.timer, inner, due.clone());
-        }
-        (step, notify)
-    };
-    if let (false, Some(others)) = (matches!(step, Contributed::Refused(..)), notify_others) {
-        events::has_disconnected(inner, &me, &ns, &others);
-    }
-    match step {
-        Contributed::Refused(to, why) => to.send(&Reply::error(&refusal_error(&why, to.proc()))),
-        Contributed::Waiting(_) => {}
-        Contributed::Complete(ep) => complete(inner, ep),
-    }
-}
-
-/// Every live local member of a group disconnected.
-fn disconnect_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, ns: String) {
-    let Ok(ns) = Nspace::new(&ns) else { return };
-    let end = |inner: &Inner, ns: &Nspace| {
-        inner.state.lock().connects.live.remove(ns);
-    };
-    if !ep.remote {
-        end(inner, &ns);
-        finish(&ep, &Reply::status(Status::SUCCESS));
-        return register::remove_group(inner, &ns);
-    }
-    let set = ep.key.procs.clone();
-    let info = ep.directives.clone();
-    let eid = ep.id;
-    {
-        let mut guard = inner.state.lock();
-        let st = &mut *guard;
-        if let Some(due) = st.collectives.await_host(ep) {
-            expire_at(&st.timer, inner, due);
-        }
-    }
-    let i = Arc::clone(inner);
-    let ns2 = ns.clone();
-    inner.host.disconnect(
-        &ns,
-        &set,
-        &info,
-        Box::new(move |r| {
-            let Some(ep) = i.state.lock().collectives.host_answered(eid) else {
-                return;
-            };
-            let ok = r.is_ok();
-            if ok {
-                end(&i, &ns2);
-            }
-            finish(
-                &ep,
-                &match r {
-                    Ok(()) => Reply::status(Status::SUCCESS),
-                    Err(e) => Reply::error(&e),
-                },
-            );
-            if ok {
-                register::remove_group(&i, &ns2);
-            }
-        }),
-    );
-}
-
-/// `proc` finalized: it leaves every pending connect and disconnect (a
-/// connect waiting for it fails, unless optional), and a group whose local
-/// members all finalized or died is forgotten here (Open MPI never calls
-/// `PMIx_Disconnect`: its groups end with the job). No event: finalizing
-/// is not terminating without sync.
-pub(crate) fn proc_finalized(inner: &Arc<Inner>, proc: &Proc) {
-    let ended = inner
-        .state
-        .lock()
-        .collectives
-        .depart_from(proc, |k| !matches!(k, Kind::Fence));
-    for e in ended {
-        settle(inner, e);
-    }
-    let ended_groups: Vec<Nspace> = {
-        let mut st = inner.state.lock();
-        let st = &mut *st;
-        let reg = &st.registry;
-        let done: Vec<Nspace> = st
-            .connects
-            .live
-            .iter()
-            .filter(|(_, g)| g.has(proc))
-            .filter(|(_, g)| {
-                g.ranks.iter().all(|p| match reg.clients.get(p) {
-                    Some(c) => c.finalized || c.dead,
-                    None => true, // not here
-                })
-            })
-            .map(|(n, _)| n.clone())
-            .collect();
-        for n in &done {
-            st.connects.live.remove(n);
-        }
-        done
-    };
-    for n in &ended_groups {
-        register::remove_group(inner, n);
-    }
-}
-
-/// `proc` is gone: the members of every live group it was in that does
-/// not allow early termination hear `PMIX_ERR_PROC_TERM_WO_SYNC`.
-/// (Its pending connects and disconnects are settled by the tracker's
-/// departure, `fence::proc_lost`.)
-pub(crate) fn proc_lost(inner: &Arc<Inner>, proc: &Proc) {
-    let groups = inner.state.lock().connects.of(proc);
-    for (ns, g) in groups {
-        if !g.early_term {
-            events::terminated_without_sync(inner, proc, &ns, &g);
         }
     }
 }
