@@ -726,3 +726,20 @@ fn two_servers_exchange_blobs_and_serve_direct_modex() {
         ran.stderr
     );
 }
+
+#[test]
+fn clients_connect_and_disconnect_with_the_4_2_signatures_under_pmixrun() {
+    let Some((dir, lib, cmd)) = client_program("client_connect") else {
+        return;
+    };
+    let ran = run_job(
+        &dir,
+        &lib,
+        4,
+        &cmd,
+        "client_connect",
+        Duration::from_secs(120),
+    );
+    expect_ok(&ran, "client_connect under pmixrun -n 4");
+    expect_all_passed(&ran, "client_connect", 4);
+}

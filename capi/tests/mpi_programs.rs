@@ -11,7 +11,11 @@
 //!   Open MPI 4.1.4 loses now and then even on OpenPMIx: up to
 //!   [`ABORT_TRIES`] runs for it to show up);
 //! - `crash.c`: rank 2's `_exit(3)` ends the job with status 3 on both,
-//!   the other ranks (stuck in a barrier) killed.
+//!   the other ranks (stuck in a barrier) killed;
+//! - `connect_accept.c`: `MPI_Comm_connect`/`MPI_Comm_accept` between the
+//!   two halves of the job through `MPI_Publish_name`/`MPI_Lookup_name`,
+//!   data over the intercommunicator and its merge, then
+//!   `MPI_Comm_disconnect`: the same lines on both.
 //!
 //! Also `hello.c` on 1 and 2 ranks on pmix-rs.
 //!
@@ -306,4 +310,25 @@ fn a_crashed_rank_ends_the_job_with_its_status_on_both_libraries() {
     // Open MPI passes on the first non-zero exit status: rank 2's _exit(3)
     ended_early_with(&ours, 3, "crash on pmix-rs");
     ended_early_with(&theirs, 3, "crash on OpenPMIx");
+}
+
+#[test]
+fn connect_accept_through_the_name_service_runs_on_both_libraries() {
+    require!(
+        open_mpi(),
+        "mpicc and mpirun (packages openmpi-bin, libopenmpi-dev)"
+    );
+    // MPI_Comm_connect/accept call PMIx_Connect over both halves (RFC0003;
+    // answered PMIX_ERR_NOT_SUPPORTED before connect existed).
+    let (ours, theirs) = on_both("connect_accept");
+    let lines = same_success("connect_accept", &ours, &theirs);
+    assert_eq!(
+        lines,
+        [
+            "rank 0 accepted: remote 2 sum 6",
+            "rank 1 connected: remote 2 sum 6 token 42",
+            "rank 2 accepted: remote 2 sum 6",
+            "rank 3 connected: remote 2 sum 6",
+        ]
+    );
 }

@@ -42,6 +42,8 @@ pub(crate) struct Conn {
     /// Mirrors `Routes::lost` for the shared-memory waits' polling.
     lost: Arc<AtomicBool>,
     reader: Mutex<Option<JoinHandle<()>>>,
+    /// The reader thread's id (it runs reply callbacks).
+    reader_id: std::thread::ThreadId,
     /// The server's pid as the kernel saw it at connect (`SO_PEERCRED`).
     server_pid: Option<u32>,
 }
@@ -156,6 +158,7 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
             routes,
             closed,
             lost,
+            reader_id: reader_thread.thread().id(),
             reader: Mutex::new(Some(reader_thread)),
             server_pid,
         },
@@ -321,6 +324,11 @@ impl Conn {
                     std::sync::mpsc::RecvTimeoutError::Disconnected => lost_error("no reply"),
                 }),
         }
+    }
+
+    /// Whether the caller is the reader thread (which runs reply callbacks).
+    pub(crate) fn on_reader_thread(&self) -> bool {
+        self.reader_id == std::thread::current().id()
     }
 
     /// Closes the socket and joins the reader thread.

@@ -183,7 +183,17 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
             deadline_from(info)?,
         )
     };
+    if let Some(r) = crate::connect::answer(inner, proc, key, info) {
+        return r;
+    }
     let ns = proc.nspace.as_str();
+    // A member of a connected group: its real process's data (the group's
+    // own job level, JOB_SIZE and the like, is in the job store).
+    if !reserved {
+        if let Some(real) = crate::group::real_proc(inner, proc) {
+            return get(inner, &real, key, info);
+        }
+    }
 
     // ORDERING: Relaxed — a hint that skips the lock when nothing was ever
     // stored; the lock orders the contents.

@@ -56,7 +56,8 @@ pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> 
     let procs = if procs.is_empty() {
         vec![Proc::from_parts(inner.me.nspace.clone(), Rank::WILDCARD)]
     } else {
-        pmix_core::proto::canonical_procs(procs.to_vec())
+        // a connected group's namespace stands for its real processes
+        pmix_core::proto::canonical_procs(crate::group::translate(inner, procs))
     };
     if let Some(p) = procs
         .iter()

@@ -15,16 +15,19 @@
 //!   data go through the server.
 
 mod conn;
+mod connect;
 mod data;
 mod event;
 mod fence;
 mod fence_failure;
+mod group;
 mod log;
 mod lost;
 mod peers;
 mod resolve;
 mod services;
 
+pub use connect::ConnectDone;
 pub use event::{Event, EventCompletion, ProcessEvents};
 pub use log::log_to_stdio;
 pub use lost::{LostServer, ON_LOST_SERVER_ENV};
@@ -201,6 +204,8 @@ pub(crate) struct Inner {
     pub(crate) events: Option<Arc<event::Events>>,
     /// Producer handles of the local clients' inbound event rings, by slot.
     pub(crate) rings: Vec<OnceLock<Ring>>,
+    /// This process's live connects (`connect.rs`).
+    pub(crate) connects: Mutex<Vec<connect::Record>>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -365,6 +370,7 @@ impl Client {
                 finalized: Mutex::new(false),
                 events,
                 rings,
+                connects: Mutex::new(Vec::new()),
             }),
         };
         if let Some(ev) = &client.inner.events {

@@ -27,9 +27,10 @@ fn check_publish(info: &[Info]) -> Result<()> {
         .iter()
         .all(|i| pmix_core::proc::is_reserved_key(i.key.as_str()))
     {
-        return Err(Error::bad_param(
-            "publish: no data (every key is a pmix. directive)",
-        ));
+        let keys: Vec<&str> = info.iter().map(|i| i.key.as_str()).collect();
+        return Err(Error::bad_param(format!(
+            "publish: no data (every key is a pmix. directive: {keys:?})"
+        )));
     }
     Ok(())
 }

@@ -31,6 +31,7 @@
 #![forbid(unsafe_code)]
 
 pub mod attrs;
+pub mod cluster;
 pub mod codec;
 pub mod codes;
 pub mod event;

@@ -427,6 +427,55 @@ fn render() -> String {
          `PMIX_MULTICLUSTER_NSPACE_CONSTRUCT`, range values, the `PMIX_LAUNCHER_RNDZ_URI`\n\
          environment variable) have no row; `core/tests/attrs_table.rs` lists them.\n",
     );
+    s.push_str(
+        "\n## pmix-rs keys of connected groups\n\
+         \n\
+         Keys of pmix-rs's own (`pmix_core::proto::connect`), outside any standard, that\n\
+         `PMIx_Get` answers after a connect (RFC0003).\n\
+         \n\
+         | key | type | on | meaning |\n\
+         | --- | --- | --- | --- |\n",
+    );
+    use pmix_core::proto::connect as c;
+    for (key, ty, on, what) in [
+        (
+            c::CONNECT_NSPACE,
+            "PMIX_STRING",
+            "the caller's own proc, qualified by `PMIX_CONNECT_ID` (none: the connects without an id)",
+            "Namespace of the caller's latest live connect with that id (the 4.2 `PMIx_Connect` returns only a status).",
+        ),
+        (
+            c::CONNECT_RANK,
+            "PMIX_PROC_RANK",
+            "as above",
+            "The caller's rank in that group: its index in the canonical participant order.",
+        ),
+        (
+            c::GROUP_MEMBERS,
+            "PMIX_DATA_ARRAY of PMIX_PROC",
+            "(group ns, WILDCARD)",
+            "The rank map: the real process of each group rank.",
+        ),
+        (
+            c::GROUP_CANONICAL,
+            "PMIX_DATA_ARRAY of PMIX_PROC",
+            "(group ns, WILDCARD)",
+            "The canonical participant set of the connect that made the group.",
+        ),
+        (
+            c::GROUP_MEMBER,
+            "PMIX_PROC",
+            "(group ns, r)",
+            "The real process holding group rank r.",
+        ),
+    ] {
+        let _ = writeln!(s, "| `{key}` | `{ty}` | {on} | {what} |");
+    }
+    s.push_str(
+        "\nA group namespace also has `PMIX_JOB_SIZE`, `PMIX_NSPACE`, `PMIX_JOBID` and,\n\
+         per rank, `PMIX_RANK`; any other key asked of `(group ns, r)` is asked of its real\n\
+         process.\n",
+    );
     s
 }
 

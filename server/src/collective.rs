@@ -42,10 +42,9 @@
 //! nothing. A departure no longer concerns it then: the host reports the
 //! other nodes' outcome.
 //!
-//! `connect` and group construct / destruct are meant to add their
-//! [`Kind`]s here (a group operation keyed by its group id beside the
-//! participant list), with their own per-episode data kept by the caller
-//! under the episode's id.
+//! `connect` and `disconnect` are [`Kind`]s here too (the connect id is part
+//! of the kind); group construct / destruct are meant to add theirs, with
+//! their own per-episode data kept by the caller under the episode's id.
 
 use std::collections::btree_map::Entry as MapEntry;
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,10 +53,20 @@ use std::time::Instant;
 use pmix_core::{Info, Proc};
 
 /// Which collective operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Kind {
     /// `PMIx_Fence`.
     Fence,
+    /// `PMIx_Connect` (`ops/connect`): calls with another `PMIX_CONNECT_ID`
+    /// or another `PMIX_CONNECT_XCHG_ONLY` are another operation.
+    Connect {
+        /// `PMIX_CONNECT_ID`, when given.
+        id: Option<String>,
+        /// `PMIX_CONNECT_XCHG_ONLY`.
+        xchg_only: bool,
+    },
+    /// `PMIx_Disconnect` from the group namespace named here.
+    Disconnect(String),
 }
 
 /// Names one collective operation: its kind and its canonical participant
@@ -171,6 +180,18 @@ pub(crate) enum Ended<W> {
     Aborted(Episode<W>, Proc),
     /// With the departure counted, every local participant is in.
     Complete(Episode<W>),
+}
+
+impl<W> Ended<W> {
+    /// The episode that ended.
+    pub(crate) fn episode(&self) -> &Episode<W> {
+        match self {
+            Ended::TimedOut(ep)
+            | Ended::HostTimedOut(ep)
+            | Ended::Aborted(ep, _)
+            | Ended::Complete(ep) => ep,
+        }
+    }
 }
 
 /// The episodes of one participant set since one of them timed out: how
@@ -412,11 +433,22 @@ impl<W> Collectives<W> {
     /// open episode that expects it fails or counts it (by its
     /// `departure_fails`), in key order.
     pub(crate) fn depart(&mut self, who: &Proc) -> Vec<Ended<W>> {
-        self.behind.retain(|_, h| !h.expected.contains(who));
+        self.depart_from(who, |_| true)
+    }
+
+    /// As [`depart`](Self::depart), for the keys whose kind `which`
+    /// accepts only (a finalized client leaves connects, never fences).
+    pub(crate) fn depart_from(
+        &mut self,
+        who: &Proc,
+        which: impl Fn(&Kind) -> bool,
+    ) -> Vec<Ended<W>> {
+        self.behind
+            .retain(|k, h| !(which(&k.kind) && h.expected.contains(who)));
         let keys: Vec<Key> = self
             .open
             .iter()
-            .filter(|(_, ep)| ep.expected.contains(who))
+            .filter(|(k, ep)| which(&k.kind) && ep.expected.contains(who))
             .map(|(k, _)| k.clone())
             .collect();
         let mut ended = Vec::new();

@@ -12,7 +12,7 @@ use crate::data::{dmodex, modex};
 use crate::inner::Inner;
 use crate::link::{Link, ReplyTo};
 use crate::ops::event::{host_calls, route};
-use crate::ops::{fence, lifecycle, log, pubsub};
+use crate::ops::{connect, fence, lifecycle, log, pubsub};
 
 /// Serves one request frame of `link`'s client.
 pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
@@ -75,6 +75,10 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
         Request::Lookup { keys, info } => pubsub::lookup(inner, to(msg::LOOKUP), keys, info),
         Request::Unpublish { keys, info } => {
             pubsub::unpublish(inner, to(msg::UNPUBLISH), keys, info);
+        }
+        Request::Connect { procs, info } => connect::connect(inner, to(msg::CONNECT), procs, info),
+        Request::Disconnect { nspace, info } => {
+            connect::disconnect(inner, to(msg::DISCONNECT), nspace, info);
         }
     }
 }

@@ -15,7 +15,7 @@
 //! implements only what it offers.
 
 use pmix_core::proto::PData;
-use pmix_core::{Error, Info, Proc, Result, Status};
+use pmix_core::{App, Error, Info, Nspace, Proc, Result, Status};
 
 /// A one-shot completion callback for an up-call.
 pub type Completion<T> = Box<dyn FnOnce(Result<T>) + Send + 'static>;
@@ -25,6 +25,19 @@ fn not_supported<T>(done: Completion<T>, what: &str) {
         Status::ERR_NOT_SUPPORTED,
         format!("the host does not support {what}"),
     )));
+}
+
+/// What a connect produced (RFC0003), identical on every node.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConnectOutcome {
+    /// The namespace of the new group; `None` for `PMIX_CONNECT_XCHG_ONLY`.
+    pub nspace: Option<Nspace>,
+    /// The rank map: the real process of each new rank, in rank order
+    /// (index = new rank, the canonical order of the participants).
+    pub ranks: Vec<Proc>,
+    /// The job-level info of every participating namespace, for the
+    /// processes that lack it.
+    pub job_info: Vec<(Nspace, Vec<Info>)>,
 }
 
 /// Up-calls from the server into its host resource manager.
@@ -100,22 +113,33 @@ pub trait Host: Send + Sync + 'static {
         not_supported(done, "unpublish");
     }
 
-    /// Spawn applications (later issue); `done` gets the new namespace.
-    fn spawn(&self, proc: &Proc, job_info: &[Info], done: Completion<String>) {
-        let _ = (proc, job_info);
+    /// `PMIx_Spawn` of a local client (`requestor`): start `apps` as a new
+    /// job with the job-level directives `job_info`; `done` gets the new
+    /// namespace once the host registered it and started its processes.
+    fn spawn(&self, requestor: &Proc, job_info: &[Info], apps: &[App], done: Completion<Nspace>) {
+        let _ = (requestor, job_info, apps);
         not_supported(done, "spawn");
     }
 
-    /// Connect procs (later issue).
-    fn connect(&self, procs: &[Proc], info: &[Info], done: Completion<()>) {
+    /// The cross-node part of a connect (RFC0003): every local participant
+    /// of the operation arrived. `procs` is the canonical participant set
+    /// (sorted, de-duplicated, whole namespaces as `PMIX_RANK_WILDCARD`;
+    /// names of another cluster as `cluster:nspace`, unchanged); `info`
+    /// carries `PMIX_CONNECT_ID` when the callers gave one, their other
+    /// directives, and `PMIX_GROUP_ID` (`pmix.grp.id`) holding the name the
+    /// server minted, which a host that cannot name the group uses as is.
+    /// `done` gets the outcome every node must agree on.
+    fn connect(&self, procs: &[Proc], info: &[Info], done: Completion<ConnectOutcome>) {
         let _ = (procs, info);
-        not_supported(done, "connect");
+        not_supported(done, "connect across nodes");
     }
 
-    /// Disconnect procs (later issue).
-    fn disconnect(&self, procs: &[Proc], info: &[Info], done: Completion<()>) {
-        let _ = (procs, info);
-        not_supported(done, "disconnect");
+    /// The cross-node part of a disconnect from the namespace `nspace`
+    /// made by a connect over the canonical set `procs`: every local member
+    /// of it disconnected.
+    fn disconnect(&self, nspace: &Nspace, procs: &[Proc], info: &[Info], done: Completion<()>) {
+        let _ = (nspace, procs, info);
+        not_supported(done, "disconnect across nodes");
     }
 
     /// Relay a local client's event beyond this node: its range is

@@ -26,6 +26,7 @@ use crate::data::commits::Commits;
 use crate::host::Host;
 use crate::inflight::InFlight;
 use crate::link::ReplyTo;
+use crate::ops::connect::groups::Groups;
 use crate::ops::event::interest::Interests;
 use crate::ops::event::pusher::Pusher;
 use crate::ops::event::store::EventStore;
@@ -121,6 +122,8 @@ pub(crate) struct State {
     pub(crate) events: EventStore,
     /// The clients' event interest and the host's registrations.
     pub(crate) interest: Interests,
+    /// Connected groups (`ops/connect`).
+    pub(crate) connects: Groups,
 }
 
 impl State {
@@ -132,6 +135,7 @@ impl State {
             modex_readers: HashMap::new(),
             events: EventStore::new(cfg.event_cache_size),
             interest: Interests::default(),
+            connects: Groups::default(),
         }
     }
 }

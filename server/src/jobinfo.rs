@@ -92,6 +92,9 @@ impl SingleNodeJob {
             Info::new(attrs::LOCAL_PEERS, Value::String(peers))?,
             Info::new("pmix.lldr", Value::Rank(Rank(0)))?,
             Info::new(attrs::HOSTNAME, Value::String(self.hostname.clone()))?,
+            // a single-node RM's cluster is its node (RFC0003's multi-cluster
+            // names, `cluster:nspace`, are built from it)
+            Info::new(attrs::CLUSTER_ID, Value::String(self.hostname.clone()))?,
         ];
         if let Some(d) = &self.dirs {
             v.push(Info::new(attrs::TMPDIR, Value::String(d.tmpdir.clone()))?);

@@ -84,7 +84,7 @@ use pmix_shm::store::{StoreParams, StoreWriter};
 use pmix_shm::sync::{AtomicBool, AtomicUsize, Ordering};
 
 pub use config::{hostname, ServerConfig};
-pub use host::{Completion, Host, NullHost};
+pub use host::{Completion, ConnectOutcome, Host, NullHost};
 pub use jobdir::{JobDirs, OwnedDir, Removal};
 pub use jobinfo::{ScratchDirs, SingleNodeJob};
 

@@ -1,6 +1,6 @@
 //! The client side of `pmix.h` over [`pmix_client::Client`], one file per
 //! API family: the life cycle (`init`), put/commit/get (`data`), fences
-//! (`fence`), publish/lookup (`pubsub`), peer and node resolution
+//! (`fence`), connect/disconnect (`connect`), publish/lookup (`pubsub`), peer and node resolution
 //! (`resolve`), job control (`job_control`) and logging (`log`). Events,
 //! shared with server processes, are [`crate::events`].
 //!
@@ -27,6 +27,7 @@
 //! key succeeds without effect, as in OpenPMIx (that data comes from the
 //! server; Open MPI puts `pmix.hname`).
 
+mod connect;
 mod data;
 mod fence;
 mod init;
@@ -35,6 +36,7 @@ mod log;
 mod pubsub;
 mod resolve;
 
+pub use connect::*;
 pub use data::*;
 pub use fence::*;
 pub use init::*;

@@ -18,8 +18,8 @@ use parking_lot::{RwLock, RwLockReadGuard};
 use std::ptr;
 
 use pmix_core::proto::PData;
-use pmix_core::{DataRange, Error, Info, Proc, Result, Status};
-use pmix_server::{Completion, Host};
+use pmix_core::{DataRange, Error, Info, Nspace, Proc, Result, Status};
+use pmix_server::{Completion, ConnectOutcome, Host};
 
 use crate::cdata::array_free;
 use crate::cmem;
@@ -284,6 +284,34 @@ impl CHost {
             .unwrap_or(0) as *mut c_void
     }
 
+    /// Calls a `(procs, infos, op_cbfunc)` slot (connect, disconnect).
+    fn procs_call(
+        &self,
+        slot: pmix_server_connect_fn_t,
+        what: &str,
+        procs: &[Proc],
+        info: &[Info],
+        done: Completion<()>,
+    ) {
+        let Some(f) = slot else {
+            return done(Err(not_supported(what)));
+        };
+        let (ci, ni) = infos_out_where_ext3x(info);
+        let keep = Keep {
+            procs: procs_out(procs),
+            info: ci,
+            ninfo: ni,
+            keys: ptr::null_mut(),
+        };
+        let (pp, np) = (
+            keep.procs,
+            if keep.procs.is_null() { 0 } else { procs.len() },
+        );
+        let pending = Pending { done, _keep: keep };
+        // SAFETY: the host's slot; procs and infos live until the callback.
+        settle(pending, |d| unsafe { f(pp, np, ci, ni, Some(op_cb), d) });
+    }
+
     fn codes_call(&self, codes: &[Status], done: Completion<()>, register: bool) {
         let mut c: Vec<pmix_status_t> = codes.iter().map(|s| s.0).collect();
         let cp = if c.is_empty() {
@@ -435,6 +463,30 @@ impl Host for CHost {
         settle(pending, |d| unsafe {
             f(pp, np, ci, ni, blob.cast(), n, Some(modex_cb), d)
         });
+    }
+
+    /// The module's `connect` (4.2: procs and infos, completing with a
+    /// status only). The namespace is the one the server minted (in `info`
+    /// as `PMIX_GROUP_ID`) and the rank map the server's expansion of the
+    /// canonical set: the outcome carries neither.
+    fn connect(&self, procs: &[Proc], info: &[Info], done: Completion<ConnectOutcome>) {
+        let slot = self.module().connect;
+        self.procs_call(
+            slot,
+            "connect",
+            procs,
+            info,
+            Box::new(move |r| {
+                done(r.map(|()| ConnectOutcome::default()));
+            }),
+        );
+    }
+
+    /// The module's `disconnect` (4.2: the group's real procs and infos).
+    fn disconnect(&self, nspace: &Nspace, procs: &[Proc], info: &[Info], done: Completion<()>) {
+        let _ = nspace;
+        let slot = self.module().disconnect;
+        self.procs_call(slot, "disconnect", procs, info, done);
     }
 
     fn direct_modex(&self, proc: &Proc, info: &[Info], done: Completion<Vec<u8>>) {

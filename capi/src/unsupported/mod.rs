@@ -59,7 +59,6 @@ macro_rules! unsupported {
     (@answer $answer:expr) => { $answer };
 }
 
-mod connect;
 mod credential;
 mod data_pack;
 mod fabric;
@@ -75,7 +74,6 @@ mod topology;
 #[cfg(test)]
 mod tests;
 
-pub use connect::*;
 pub use credential::*;
 pub use data_pack::*;
 pub use fabric::*;

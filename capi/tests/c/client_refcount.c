@@ -181,10 +181,8 @@ int main(int argc, char **argv)
     pmix_nspace_t child;
     CHECK_RC(PMIx_Spawn(NULL, 0, &app, 1, child), PMIX_ERR_NOT_SUPPORTED);
     CHECK_RC(PMIx_Spawn_nb(NULL, 0, &app, 1, spawn_cb, &st[3]), PMIX_ERR_NOT_SUPPORTED);
-    CHECK_RC(PMIx_Connect(&me, 1, NULL, 0), PMIX_ERR_NOT_SUPPORTED);
-    CHECK_RC(PMIx_Connect_nb(&me, 1, NULL, 0, op_cb, &st[4]), PMIX_ERR_NOT_SUPPORTED);
-    CHECK_RC(PMIx_Disconnect(&me, 1, NULL, 0), PMIX_ERR_NOT_SUPPORTED);
-    CHECK_RC(PMIx_Disconnect_nb(&me, 1, NULL, 0, op_cb, &st[5]), PMIX_ERR_NOT_SUPPORTED);
+    st[4] = st[5] = 1; /* connect/disconnect: client_connect.c */
+    (void) op_cb;
     pmix_query_t *q;
     PMIX_QUERY_CREATE(q, 1);
     pmix_status_t arc;

@@ -24,11 +24,17 @@
  *    the library answers: it holds a request for a client that has not
  *    committed yet); they complete the original callback, again with a
  *    release_fn.
+ *  - connect / disconnect (RFC0003, the 4.2 slots: procs, infos, an op
+ *    callback): each host tells the other ('C' with the PMIX_GROUP_ID the
+ *    library minted, 'D') and completes once both nodes' requests are in;
+ *    the two minted names must be equal.
  *
  * Messages on the socketpair: 1 type byte, an 8-byte length, the payload.
  *   'F' fence blob     payload: the blob
  *   'Q' dmodex request payload: u64 id, pmix_proc_t
  *   'R' dmodex answer  payload: u64 id, i32 status, the bytes
+ *   'C' connect        payload: the minted group name
+ *   'D' disconnect     payload: none
  *   'X' done           payload: i32 client_finalized count of the sender
  *
  * Everything is bounded: an alarm (TWO_NODES_ALARM seconds, default 40)
@@ -260,6 +266,83 @@ static pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_
     return PMIX_SUCCESS;
 }
 
+/* connect / disconnect: [0] = 'C', [1] = 'D' */
+static struct {
+    bool local;
+    int peer;
+    pmix_op_cbfunc_t cb;
+    void *cbdata;
+} pending_op[2];
+static char own_group[PMIX_MAX_NSLEN + 1], peer_group[PMIX_MAX_NSLEN + 1];
+static atomic_int n_connect, n_disconnect, n_op_done, bad_connect;
+
+static pmix_status_t op_slot(int which, const pmix_proc_t procs[], size_t nprocs,
+                             const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cb,
+                             void *cbdata)
+{
+    atomic_fetch_add(0 == which ? &n_connect : &n_disconnect, 1);
+    const char *group = "";
+    for (size_t i = 0; i < ninfo; i++)
+        if (0 == strcmp(info[i].key, PMIX_GROUP_ID) && PMIX_STRING == info[i].value.type)
+            group = info[i].value.data.string;
+    if (0 == which) {
+        /* the whole namespace, with the name the library minted */
+        if (1 != nprocs || 0 != strcmp(procs[0].nspace, NSPACE) ||
+            PMIX_RANK_WILDCARD != procs[0].rank || 0 != strncmp(group, "pmixrs-cnct-", 12))
+            atomic_fetch_add(&bad_connect, 1);
+        pmix_strncpy(own_group, group, PMIX_MAX_NSLEN);
+    }
+    pthread_mutex_lock(&lock);
+    pending_op[which].local = true;
+    pending_op[which].cb = cb;
+    pending_op[which].cbdata = cbdata;
+    pthread_mutex_unlock(&lock);
+    if (0 != send_msg(0 == which ? 'C' : 'D', group, 0 == which ? strlen(group) + 1 : 0, NULL,
+                      0)) {
+        pthread_mutex_lock(&lock);
+        pending_op[which].local = false;
+        pthread_mutex_unlock(&lock);
+        return PMIX_ERR_UNREACH;
+    }
+    char c = 1;
+    if (1 != write(wake[1], &c, 1))
+        atomic_fetch_add(&link_broken, 1);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t connect_slot(const pmix_proc_t procs[], size_t nprocs,
+                                  const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cb,
+                                  void *cbdata)
+{
+    return op_slot(0, procs, nprocs, info, ninfo, cb, cbdata);
+}
+
+static pmix_status_t disconnect_slot(const pmix_proc_t procs[], size_t nprocs,
+                                     const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cb,
+                                     void *cbdata)
+{
+    return op_slot(1, procs, nprocs, info, ninfo, cb, cbdata);
+}
+
+/* Helper thread: completes a connect or disconnect once both nodes asked. */
+static void try_complete_ops(void)
+{
+    for (int w = 0; w < 2; w++) {
+        pthread_mutex_lock(&lock);
+        if (!pending_op[w].local || 0 == pending_op[w].peer) {
+            pthread_mutex_unlock(&lock);
+            continue;
+        }
+        pmix_op_cbfunc_t cb = pending_op[w].cb;
+        void *cbdata = pending_op[w].cbdata;
+        pending_op[w].local = false;
+        pending_op[w].peer--;
+        pthread_mutex_unlock(&lock);
+        atomic_fetch_add(&n_op_done, 1);
+        cb(PMIX_SUCCESS, cbdata);
+    }
+}
+
 /* Helper thread: completes the pending fence once the peer's blob is here. */
 static void try_complete_fence(void)
 {
@@ -428,6 +511,7 @@ static void *helper(void *arg)
             if (read(wake[0], c, sizeof(c)) <= 0)
                 atomic_fetch_add(&link_broken, 1);
             try_complete_fence();
+            try_complete_ops();
         }
         if (0 == (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
@@ -464,6 +548,15 @@ static void *helper(void *arg)
             break;
         case 'R':
             deliver_answer(payload, len);
+            break;
+        case 'C':
+        case 'D':
+            pthread_mutex_lock(&lock);
+            pending_op['C' == type ? 0 : 1].peer++;
+            if ('C' == type && len > 0)
+                pmix_strncpy(peer_group, payload, len < sizeof(peer_group) ? len : PMIX_MAX_NSLEN);
+            pthread_mutex_unlock(&lock);
+            try_complete_ops();
             break;
         case 'X':
             if (len == sizeof(int32_t)) {
@@ -556,6 +649,8 @@ static void run_node(const char *base, const char *client)
     module.abort = do_abort;
     module.fence_nb = fence;
     module.direct_modex = direct_modex;
+    module.connect = connect_slot;
+    module.disconnect = disconnect_slot;
 
     char tmp[512];
     snprintf(tmp, sizeof(tmp), "%s/node%s", base, node_name(node));
@@ -673,6 +768,11 @@ static void run_node(const char *base, const char *client)
         CHECK(!collect_seen[i] && 0 == own_sizes[i] && 0 == peer_sizes[i]);
     /* two direct modex each way: "early" (held on node B until the first
      * commit there) and "late" of the peer, nothing else */
+    CHECK(1 == atomic_load(&n_connect));
+    CHECK(1 == atomic_load(&n_disconnect));
+    CHECK(2 == atomic_load(&n_op_done));
+    CHECK(0 == atomic_load(&bad_connect));
+    CHECK(0 != own_group[0] && 0 == strcmp(own_group, peer_group));
     CHECK(2 == atomic_load(&n_direct));
     CHECK(2 == atomic_load(&n_direct_done));
     CHECK(0 == atomic_load(&bad_direct));

@@ -14,7 +14,10 @@
  *  - a GLOBAL "late" put after that fence, then a fence without data: the
  *    peer's "late" is not in any blob, so the PMIx_Get of it goes through
  *    the host's direct_modex and PMIx_server_dmodex_request on the peer's
- *    node.
+ *    node;
+ *  - then PMIx_Connect over the namespace (through the hosts' connect
+ *    slots): the group's name and this rank in it, its JOB_SIZE, the peer's
+ *    "late" through the group address; then PMIx_Disconnect.
  *
  * A last fence keeps both ranks (and so both clients' data) alive until
  * each has read the other's, as MPI_Finalize's barrier does.
@@ -159,7 +162,37 @@ int main(void)
     CHECK(NULL == val);
     PMIX_INFO_DESTRUCT(&opt);
 
-    /* 3. both ranks have read each other's data before either leaves */
+    /* 3. connect across the two nodes (the hosts' connect slots): the
+     * group's namespace and this rank in it, its size, the peer's data
+     * through the group address; then disconnect */
+    CHECK_RC(PMIx_Connect(&wild, 1, NULL, 0), PMIX_SUCCESS);
+    val = NULL;
+    CHECK_RC(PMIx_Get(&me, "pmixrs.cnct.nspace", NULL, 0, &val), PMIX_SUCCESS);
+    char group[PMIX_MAX_NSLEN + 1] = "";
+    if (NULL != val && PMIX_STRING == val->type)
+        pmix_strncpy(group, val->data.string, PMIX_MAX_NSLEN);
+    if (NULL != val)
+        PMIX_VALUE_RELEASE(val);
+    CHECK(0 == strncmp(group, "pmixrs-cnct-", 12));
+    val = NULL;
+    CHECK_RC(PMIx_Get(&me, "pmixrs.cnct.rank", NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(NULL != val && PMIX_PROC_RANK == val->type && val->data.rank == me.rank);
+    if (NULL != val)
+        PMIX_VALUE_RELEASE(val);
+    pmix_proc_t gproc;
+    PMIX_PROC_LOAD(&gproc, group, PMIX_RANK_WILDCARD);
+    val = NULL;
+    CHECK_RC(PMIx_Get(&gproc, PMIX_JOB_SIZE, NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(NULL != val && PMIX_UINT32 == val->type && 2 == val->data.uint32);
+    if (NULL != val)
+        PMIX_VALUE_RELEASE(val);
+    PMIX_PROC_LOAD(&gproc, group, other);
+    snprintf(want, sizeof(want), "late-of-%u", other);
+    CHECK_RC(PMIx_Get(&gproc, "late", NULL, 0, &val), PMIX_SUCCESS);
+    check_string(&val, want, "peer late through the group");
+    CHECK_RC(PMIx_Disconnect(&wild, 1, NULL, 0), PMIX_SUCCESS);
+
+    /* 4. both ranks have read each other's data before either leaves */
     fence(false);
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
 

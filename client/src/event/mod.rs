@@ -23,6 +23,9 @@
 //!   a new handler gets the matching ones replayed, in arrival order, after
 //!   its registration returned. The server caches for clients that connect
 //!   later and replays into their rings.
+//! - **Library consumers** (`library.rs`): the connect machinery sees
+//!   every event before the user's chain runs, so no user handler can
+//!   starve it.
 //! - **Internal events**: `PMIX_ERR_LOST_CONNECTION` when the server goes
 //!   away (default handlers see it too, as in OpenPMIx; `lost.rs` says what
 //!   happens when no handler takes it), `PMIX_ERR_COMM_FAILURE` when a
@@ -32,6 +35,7 @@
 //! [`Client::register_event_handler`]: crate::Client::register_event_handler
 //! [`Client::notify_event`]: crate::Client::notify_event
 
+mod library;
 mod notify;
 mod progress;
 mod standalone;
@@ -218,6 +222,9 @@ pub(crate) struct Events {
     pub(crate) spin: Duration,
     /// Sends the interest set to the server (set by the client).
     pub(crate) interest: Mutex<Option<InterestFn>>,
+    /// The library's own consumers, called before the user's chain
+    /// (`library.rs`).
+    pub(crate) library: SnapshotCell<library::Consumers>,
 }
 
 /// Sends `(codes, default)` to the server.
@@ -270,6 +277,7 @@ impl Events {
             thread_id: OnceLock::new(),
             spin,
             interest: Mutex::new(None),
+            library: SnapshotCell::new(Arc::new(Vec::new())),
         });
         let theirs = Arc::clone(&ev);
         let h = std::thread::Builder::new()

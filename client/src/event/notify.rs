@@ -149,6 +149,8 @@ pub(crate) fn notify(
         )
     })?;
     let mut ev = EventMsg::for_notify(status, Some(inner.me.clone()), range, info)?;
+    // a connected group's namespace stands for its real processes
+    ev.custom_range = crate::group::translate(inner, &ev.custom_range);
     if range == DataRange::PROC_LOCAL {
         return events.notify_local(ev, outcome);
     }

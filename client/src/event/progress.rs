@@ -191,6 +191,8 @@ pub(crate) fn dispatch(
     msg: Arc<EventMsg>,
     outcome: Option<OutcomeFn>,
 ) {
+    // The library first: the user's chain may end early (ACTION_COMPLETE).
+    ev.to_library(&msg);
     if !msg.do_not_cache() {
         st.cache.push_back(Arc::clone(&msg));
         if st.cache.len() > LOCAL_CACHE {

@@ -877,3 +877,51 @@ fn multi_code_handlers_on_one_set_prepend_deferred_and_termination_overwrite() {
     // EV-23: a later handler overwrites NO_TERMINATION (not REQD)
     assert_eq!(out.termination, Termination::Wanted { is_final: false });
 }
+
+#[test]
+fn library_consumers_see_every_event_before_a_first_handler_that_completes_the_chain() {
+    let (ev, inbound) = start();
+    let log = Log::default();
+    // A user FIRST handler for every code that ends every chain.
+    ev.register(
+        &[],
+        &[named("first"), flag(attrs::EVENT_HDLR_FIRST)],
+        logger(&log, "first", Status::EVENT_ACTION_COMPLETE),
+        |_| {},
+    )
+    .unwrap();
+    let l = Arc::clone(&log);
+    let lib = ev.add_library_consumer(Arc::new(move |m: &EventMsg| {
+        l.lock().push(format!("library {}", m.status.0));
+    }));
+    // A panicking consumer takes neither the thread nor the others down.
+    let bad = ev.add_library_consumer(Arc::new(|_m: &EventMsg| panic!("consumer bug")));
+    settle(&ev);
+    log.lock().clear();
+    let out = run(&ev, PING, vec![]);
+    assert!(out.completed);
+    inject(&inbound, 1, PONG, None, vec![]);
+    // The ring and the local queue are drained in turn: wait for PONG.
+    let deadline = std::time::Instant::now() + WAIT;
+    let pong_seen = || log.lock().iter().filter(|l| *l == "first").count() >= 2;
+    while !pong_seen() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let seen = log.lock().clone();
+    assert_eq!(
+        seen,
+        [
+            format!("library {}", PING.0),
+            "first".to_owned(),
+            format!("library {}", PONG.0),
+            "first".to_owned(),
+        ],
+        "{seen:?}"
+    );
+    // Removed consumers see nothing more.
+    ev.remove_library_consumer(lib);
+    ev.remove_library_consumer(bad);
+    log.lock().clear();
+    run(&ev, PING, vec![]);
+    assert_eq!(*log.lock(), ["first"]);
+}

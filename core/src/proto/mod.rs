@@ -22,7 +22,7 @@ use crate::{Proc, Result, Value};
 pub const HELLO_MAGIC: [u8; 4] = *b"PXHI";
 
 /// The newest protocol version this build speaks.
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 
 /// The oldest protocol version this build still serves.
 pub const MIN_PROTOCOL_VERSION: u16 = 1;
@@ -55,6 +55,9 @@ pub mod caps {
     /// [`PUBLISH`](super::msg::PUBLISH), [`LOOKUP`](super::msg::LOOKUP),
     /// [`UNPUBLISH`](super::msg::UNPUBLISH).
     pub const PUBSUB: u64 = 1 << 8;
+    /// Connect / disconnect (RFC0003, protocol version 5):
+    /// [`CONNECT`](super::msg::CONNECT), [`DISCONNECT`](super::msg::DISCONNECT).
+    pub const CONNECT: u64 = 1 << 9;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
@@ -62,14 +65,18 @@ pub mod caps {
     pub const V2: u64 = V1 | MULTI_NSPACE_FENCE;
     /// Everything protocol version 3 offered.
     pub const V3: u64 = V2 | EVENTS;
+    /// Everything protocol version 4 offered.
+    pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V3 | LOG | PUBSUB;
+    pub const ALL: u64 = V4 | CONNECT;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
     pub const fn for_version(version: u16) -> u64 {
-        if version >= 4 {
+        if version >= 5 {
             ALL
+        } else if version >= 4 {
+            V4
         } else if version >= 3 {
             V3
         } else if version >= 2 {
@@ -113,6 +120,11 @@ pub mod msg {
     pub const LOOKUP: u16 = 19;
     /// Client → server: keys to unpublish.
     pub const UNPUBLISH: u16 = 20;
+    /// Client → server: connect (procs, infos); the reply carries the
+    /// outcome (RFC0003).
+    pub const CONNECT: u16 = 21;
+    /// Client → server: disconnect from a connected namespace.
+    pub const DISCONNECT: u16 = 22;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -208,6 +220,7 @@ pub fn canonical_procs(mut procs: Vec<Proc>) -> Vec<Proc> {
     procs
 }
 
+pub mod connect;
 mod handshake;
 mod reply;
 mod request;

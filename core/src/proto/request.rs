@@ -87,6 +87,22 @@ pub enum Request {
         /// Directives (`PMIX_RANGE`).
         info: Vec<Info>,
     },
+    /// `PMIx_Connect` (RFC0003): the participants as the caller gave them
+    /// and the directives (`PMIX_CONNECT_ID`, `PMIX_TIMEOUT`, …). The reply's
+    /// value carries the outcome (new namespace, rank, job info).
+    Connect {
+        /// Participants (never empty).
+        procs: Vec<Proc>,
+        /// Directives.
+        info: Vec<Info>,
+    },
+    /// `PMIx_Disconnect` from the namespace a connect made.
+    Disconnect {
+        /// The connected namespace.
+        nspace: String,
+        /// Directives (`PMIX_TIMEOUT`, `PMIX_CONNECT_NOTIFY_EACH`).
+        info: Vec<Info>,
+    },
 }
 
 /// One published datum (`pmix_pdata_t`): who published `key` and its value.
@@ -170,6 +186,8 @@ impl Request {
             Request::Publish { .. } => msg::PUBLISH,
             Request::Lookup { .. } => msg::LOOKUP,
             Request::Unpublish { .. } => msg::UNPUBLISH,
+            Request::Connect { .. } => msg::CONNECT,
+            Request::Disconnect { .. } => msg::DISCONNECT,
         }
     }
 
@@ -183,6 +201,7 @@ impl Request {
             Request::Publish { .. } | Request::Lookup { .. } | Request::Unpublish { .. } => {
                 Some(caps::PUBSUB)
             }
+            Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -249,6 +268,14 @@ impl Request {
                 for k in keys {
                     e.put_str(k);
                 }
+                e.put_infos(info);
+            }
+            Request::Connect { procs, info } => {
+                e.put_procs(procs);
+                e.put_infos(info);
+            }
+            Request::Disconnect { nspace, info } => {
+                e.put_str(nspace);
                 e.put_infos(info);
             }
         }
@@ -337,6 +364,14 @@ impl Request {
                     Request::Unpublish { keys, info }
                 }
             }
+            msg::CONNECT => Request::Connect {
+                procs: d.get_procs()?,
+                info: d.get_infos()?,
+            },
+            msg::DISCONNECT => Request::Disconnect {
+                nspace: d.get_str()?.to_owned(),
+                info: d.get_infos()?,
+            },
             t => {
                 return Err(Error::with_context(
                     Status::ERR_NOT_SUPPORTED,

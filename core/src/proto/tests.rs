@@ -85,6 +85,14 @@ fn requests_round_trip() {
             keys: vec![],
             info: vec![],
         },
+        Request::Connect {
+            procs: vec![p("a", 0), p("b", 1)],
+            info: vec![Info::new("pmix.cnct.id", "x").unwrap()],
+        },
+        Request::Disconnect {
+            nspace: "a+b".into(),
+            info: vec![],
+        },
     ];
     for r in reqs {
         let enc = r.encode();
@@ -154,4 +162,21 @@ fn version_agreement() {
     assert_eq!(agree_version((1, 40), (1, 2)), Some(2));
     assert_eq!(agree_version((1, 1), (1, 2)), Some(1));
     assert_eq!(agree_version((5, 6), (1, 2)), None);
+}
+
+#[test]
+fn connect_needs_version_5_and_its_capability() {
+    let c = Request::Connect {
+        procs: vec![p("a", 0)],
+        info: vec![],
+    };
+    assert_eq!(c.needs_cap(), Some(caps::CONNECT));
+    let d = Request::Disconnect {
+        nspace: "a".into(),
+        info: vec![],
+    };
+    assert_eq!(d.needs_cap(), Some(caps::CONNECT));
+    assert_eq!(caps::for_version(4) & caps::CONNECT, 0);
+    assert_eq!(caps::for_version(5) & caps::CONNECT, caps::CONNECT);
+    assert_eq!(caps::for_version(4), caps::V4);
 }

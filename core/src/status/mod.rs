@@ -246,6 +246,14 @@ impl Status {
     pub const EVENT_ACTION_COMPLETE: Status = Status(-334);
     /// `PMIX_EXTERNAL_ERR_BASE` (-3000).
     pub const EXTERNAL_ERR_BASE: Status = Status(-3000);
+    /// pmix-rs (no standard code): the caller is not a member of the
+    /// operation it asked for (a connect whose procs do not include it, a
+    /// disconnect from a group it is not in). Below every OpenPMIx 4.2 code,
+    /// above `PMIX_EXTERNAL_ERR_BASE`.
+    pub const ERR_NOT_A_MEMBER: Status = Status(-2900);
+    /// pmix-rs (RFC0003's `PMIX_PROC_HAS_DISCONNECTED`, which has no code in
+    /// OpenPMIx 4.2): a member disconnected from a connected group.
+    pub const PROC_HAS_DISCONNECTED: Status = Status(-2901);
     /// `PMIX_ERR_SILENT` (-2); deprecated in the 4.2 headers (`pmix_deprecated.h`).
     pub const ERR_SILENT: Status = Status(-2);
     /// `PMIX_ERR_DEBUGGER_RELEASE` (-3); deprecated in the 4.2 headers (`pmix_deprecated.h`).

@@ -352,3 +352,63 @@ fn a_contributor_opens_at_most_its_limit_of_episodes() {
     assert_eq!(c.depart(&p(0)).len(), 1);
     assert_eq!(c.tracked(), 0);
 }
+
+fn connect_key(procs: &[Proc], id: &str) -> Key {
+    Key {
+        kind: Kind::Connect {
+            id: Some(id.into()),
+            xchg_only: false,
+        },
+        procs: procs.to_vec(),
+    }
+}
+
+#[test]
+fn connects_with_other_ids_are_other_operations_and_a_timeout_poisons_no_later_one() {
+    let all = [p(0), p(1)];
+    let now = Instant::now();
+    let mut c: Collectives<u32> = Collectives::default();
+    // two ids over one set: two episodes
+    waiting(c.contribute(connect_key(&all, "a"), p(0), 1, None, |_| opening(&all)));
+    waiting(c.contribute(connect_key(&all, "b"), p(0), 2, None, |_| opening(&all)));
+    let ep = complete(c.contribute(connect_key(&all, "b"), p(1), 3, None, |_| opening(&all)));
+    assert_eq!(waiters(&ep), [2, 3]);
+    let ep = complete(c.contribute(connect_key(&all, "a"), p(1), 4, None, |_| opening(&all)));
+    assert_eq!(waiters(&ep), [1, 4]);
+    // generation 2 of "a" times out without p(1)
+    let due = waiting(c.contribute(
+        connect_key(&all, "a"),
+        p(0),
+        5,
+        Some(now + Duration::from_secs(1)),
+        |_| opening(&all),
+    ))
+    .unwrap();
+    assert!(matches!(
+        c.expire(&due, now + Duration::from_secs(2)),
+        Some(Ended::TimedOut(_))
+    ));
+    // the late p(1) is refused at once, and generation 3 is whole again
+    let (_, why) = refused(c.contribute(connect_key(&all, "a"), p(1), 6, None, |_| opening(&all)));
+    assert_eq!(why, Refusal::Late);
+    waiting(c.contribute(connect_key(&all, "a"), p(1), 7, None, |_| opening(&all)));
+    let ep = complete(c.contribute(connect_key(&all, "a"), p(0), 8, None, |_| opening(&all)));
+    assert_eq!(waiters(&ep), [7, 8]);
+    assert_eq!(c.tracked(), 0);
+}
+
+#[test]
+fn departing_from_connects_leaves_fences_alone() {
+    let all = [p(0), p(1)];
+    let mut c: Collectives<u32> = Collectives::default();
+    waiting(c.contribute(key(&all), p(0), 1, None, |_| opening(&all)));
+    waiting(c.contribute(connect_key(&all, "a"), p(0), 2, None, |_| opening(&all)));
+    let ended = c.depart_from(&p(1), |k| !matches!(k, Kind::Fence));
+    assert_eq!(ended.len(), 1);
+    assert!(
+        matches!(&ended[0], Ended::Aborted(ep, gone) if ep.key.kind != Kind::Fence && *gone == p(1))
+    );
+    // the fence still waits for p(1)
+    let ep = complete(c.contribute(key(&all), p(1), 3, None, |_| opening(&all)));
+    assert_eq!(waiters(&ep), [1, 3]);
+}

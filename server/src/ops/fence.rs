@@ -274,6 +274,11 @@ fn complete_locally(inner: &Arc<Inner>, ep: Episode<ReplyTo>) {
 pub(crate) fn proc_lost(inner: &Arc<Inner>, proc: &Proc) {
     let ended = inner.state.lock().collectives.depart(proc);
     for e in ended {
-        settle(inner, e);
+        if crate::ops::connect::owns(&e) {
+            crate::ops::connect::settle(inner, e);
+        } else {
+            settle(inner, e);
+        }
     }
+    crate::ops::connect::proc_lost(inner, proc);
 }

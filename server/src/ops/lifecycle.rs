@@ -30,6 +30,7 @@ pub(crate) fn finalize(inner: &Arc<Inner>, to: ReplyTo) {
             if let Some(cell) = slot.and_then(|s| i.barriers.peer(s)) {
                 cell.set_state(peer_state::FINALIZED);
             }
+            crate::ops::connect::proc_finalized(&i, proc);
             to.send_status(r);
         }),
     );

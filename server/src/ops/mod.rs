@@ -8,6 +8,7 @@
 //! [`ReplyTo`]: crate::link::ReplyTo
 //! [`Inner`]: crate::inner::Inner
 
+pub(crate) mod connect;
 pub(crate) mod event;
 pub(crate) mod fence;
 pub(crate) mod lifecycle;

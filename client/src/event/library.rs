@@ -1,0 +1,60 @@
+//! The library's own event consumers (connect, group and debugger
+//! machinery): a step of dispatch that runs before the user's handler
+//! chain, for every event, whatever the chain does.
+//!
+//! A user handler registered `PMIX_EVENT_HDLR_FIRST` that answers
+//! `PMIX_EVENT_ACTION_COMPLETE` ends the user chain; it must never keep an
+//! event from the library, or a connect waiting for a peer's departure
+//! would wait for ever. So the progress thread hands each event to every
+//! library consumer first, then starts the chain. A consumer runs on the
+//! progress thread: it must return quickly and never block on the server.
+//! Consumers are an immutable snapshot, like the chain: adding or removing
+//! one never blocks dispatch.
+
+use std::sync::Arc;
+
+use pmix_core::event::EventMsg;
+
+use super::Events;
+
+/// A library consumer: sees every event this client receives (ring,
+/// PROC_LOCAL queue, internal events), before the user's handlers.
+pub(crate) type LibraryFn = dyn Fn(&EventMsg) + Send + Sync;
+
+/// The consumers and the id of each.
+pub(crate) type Consumers = Vec<(u64, Arc<LibraryFn>)>;
+
+// Registered by the library's own machinery; the connect path needs no
+// client-side consumer yet (the server settles departures), the group and
+// debugger machinery of later issues will.
+#[allow(dead_code)]
+impl Events {
+    /// Adds a library consumer; the id removes it.
+    pub(crate) fn add_library_consumer(&self, f: Arc<LibraryFn>) -> u64 {
+        let _g = self.registry.lock();
+        let id = self.next_id().seq;
+        let _ = self.library.update(|c| {
+            let mut next = c.clone();
+            next.push((id, Arc::clone(&f)));
+            Ok::<_, ()>(next)
+        });
+        id
+    }
+
+    /// Removes the library consumer `id` (unknown ids are ignored).
+    pub(crate) fn remove_library_consumer(&self, id: u64) {
+        let _g = self.registry.lock();
+        let _ = self
+            .library
+            .update(|c| Ok::<_, ()>(c.iter().filter(|(i, _)| *i != id).cloned().collect()));
+    }
+
+    /// Hands `msg` to every library consumer (progress thread only).
+    pub(crate) fn to_library(&self, msg: &EventMsg) {
+        let consumers = self.library.load();
+        for (_, f) in consumers.iter() {
+            // A panicking consumer must not take the progress thread down.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(msg)));
+        }
+    }
+}
