@@ -186,6 +186,10 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
     if let Some(r) = crate::connect::answer(inner, proc, key, info) {
         return r;
     }
+    let qualifiers = pmix_core::proto::group::qualifiers_of(info);
+    if !qualifiers.is_empty() {
+        return qualified_get(inner, proc, key, &qualifiers);
+    }
     let ns = proc.nspace.as_str();
     // A member of a connected group: its real process's data (the group's
     // own job level, JOB_SIZE and the like, is in the job store).
@@ -254,6 +258,27 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
         optional || immediate || refresh,
         deadline,
     )
+}
+
+/// A `get` whose directives carry qualifiers (`PMIX_INFO_QUALIFIER`):
+/// the value stored for `key` under exactly those qualifiers
+/// (`proto::group::qualified_key`; the server stores a group's
+/// `PMIX_GROUP_INFO` so), at the proc, else at its job level.
+fn qualified_get(
+    inner: &Inner,
+    proc: &Proc,
+    key: &str,
+    qualifiers: &[(&str, &Value)],
+) -> Result<Value> {
+    let real = crate::group::real_proc(inner, proc).unwrap_or_else(|| proc.clone());
+    let qkey = pmix_core::proto::group::qualified_key(key, qualifiers);
+    let ns = real.nspace.as_str();
+    peers::job_value(inner, ns, real.rank.0, &qkey)
+        .or_else(|| peers::job_value(inner, ns, Rank::WILDCARD.0, &qkey))
+        .ok_or_else(|| {
+            let q: Vec<&str> = qualifiers.iter().map(|(k, _)| *k).collect();
+            not_found(&real, key, &format!(" with the qualifiers {q:?}"))
+        })
 }
 
 /// A non-reserved key of another rank: shared memory for a local peer

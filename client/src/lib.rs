@@ -21,6 +21,7 @@ mod event;
 mod fence;
 mod fence_failure;
 mod group;
+mod group_ops;
 mod log;
 mod lost;
 mod peers;
@@ -29,6 +30,7 @@ mod services;
 
 pub use connect::ConnectDone;
 pub use event::{Event, EventCompletion, ProcessEvents};
+pub use group_ops::GroupConstructed;
 pub use log::log_to_stdio;
 pub use lost::{LostServer, ON_LOST_SERVER_ENV};
 pub use pmix_core::event::{HandlerId, Outcome, Termination};

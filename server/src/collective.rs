@@ -67,6 +67,10 @@ pub(crate) enum Kind {
     },
     /// `PMIx_Disconnect` from the group namespace named here.
     Disconnect(String),
+    /// `PMIx_Group_construct` of the group id named here (`ops/group`).
+    GroupConstruct(String),
+    /// `PMIx_Group_destruct` of the group id named here.
+    GroupDestruct(String),
 }
 
 /// Names one collective operation: its kind and its canonical participant

@@ -12,7 +12,7 @@ use crate::data::{dmodex, modex};
 use crate::inner::Inner;
 use crate::link::{Link, ReplyTo};
 use crate::ops::event::{host_calls, route};
-use crate::ops::{connect, fence, lifecycle, log, pubsub};
+use crate::ops::{connect, fence, group, lifecycle, log, pubsub};
 
 /// Serves one request frame of `link`'s client.
 pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
@@ -79,6 +79,12 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
         Request::Connect { procs, info } => connect::connect(inner, to(msg::CONNECT), procs, info),
         Request::Disconnect { nspace, info } => {
             connect::disconnect(inner, to(msg::DISCONNECT), nspace, info);
+        }
+        Request::GroupConstruct { id, procs, info } => {
+            group::construct(inner, to(msg::GROUP_CONSTRUCT), id, procs, info);
+        }
+        Request::GroupDestruct { id, info } => {
+            group::destruct(inner, to(msg::GROUP_DESTRUCT), id, info);
         }
     }
 }

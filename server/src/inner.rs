@@ -124,6 +124,8 @@ pub(crate) struct State {
     pub(crate) interest: Interests,
     /// Connected groups (`ops/connect`).
     pub(crate) connects: Groups,
+    /// PMIx groups (`ops/group`).
+    pub(crate) groups: crate::ops::group::tracker::GroupTracker,
 }
 
 impl State {
@@ -136,6 +138,7 @@ impl State {
             events: EventStore::new(cfg.event_cache_size),
             interest: Interests::default(),
             connects: Groups::default(),
+            groups: crate::ops::group::tracker::GroupTracker::default(),
         }
     }
 }

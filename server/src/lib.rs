@@ -87,6 +87,7 @@ pub use config::{hostname, ServerConfig};
 pub use host::{Completion, ConnectOutcome, Host, NullHost};
 pub use jobdir::{JobDirs, OwnedDir, Removal};
 pub use jobinfo::{ScratchDirs, SingleNodeJob};
+pub use ops::group::tracker::GroupView;
 
 use data::{dmodex, job, modex, registration};
 use inner::{Inner, State, BARRIERS_ID, JOB_STORE_ID};
@@ -420,6 +421,12 @@ impl Server {
     #[doc(hidden)]
     pub fn slot_of(&self, proc: &Proc) -> Option<u32> {
         self.inner.state.lock().registry.slot_of(proc)
+    }
+
+    /// Every live PMIx group of this server (id, members in group-rank
+    /// order, context id): what the group queries answer from.
+    pub fn groups(&self) -> Vec<GroupView> {
+        ops::group::groups_snapshot(&self.inner)
     }
 
     /// What the server tracks of fences now: open episodes, episodes the

@@ -58,6 +58,10 @@ pub mod caps {
     /// Connect / disconnect (RFC0003, protocol version 5):
     /// [`CONNECT`](super::msg::CONNECT), [`DISCONNECT`](super::msg::DISCONNECT).
     pub const CONNECT: u64 = 1 << 9;
+    /// PMIx Groups (protocol version 5):
+    /// [`GROUP_CONSTRUCT`](super::msg::GROUP_CONSTRUCT),
+    /// [`GROUP_DESTRUCT`](super::msg::GROUP_DESTRUCT).
+    pub const GROUPS: u64 = 1 << 11;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
@@ -68,7 +72,7 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT;
+    pub const ALL: u64 = V4 | CONNECT | GROUPS;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -125,6 +129,11 @@ pub mod msg {
     pub const CONNECT: u16 = 21;
     /// Client → server: disconnect from a connected namespace.
     pub const DISCONNECT: u16 = 22;
+    /// Client → server: construct a PMIx group (id, procs, infos); the
+    /// reply carries the outcome (`proto::group`).
+    pub const GROUP_CONSTRUCT: u16 = 36;
+    /// Client → server: destruct a PMIx group (id, infos).
+    pub const GROUP_DESTRUCT: u16 = 37;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -221,6 +230,7 @@ pub fn canonical_procs(mut procs: Vec<Proc>) -> Vec<Proc> {
 }
 
 pub mod connect;
+pub mod group;
 mod handshake;
 mod reply;
 mod request;

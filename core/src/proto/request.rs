@@ -103,6 +103,24 @@ pub enum Request {
         /// Directives (`PMIX_TIMEOUT`, `PMIX_CONNECT_NOTIFY_EACH`).
         info: Vec<Info>,
     },
+    /// `PMIx_Group_construct`: the group id, the members in the caller's
+    /// order (group addresses already translated) and the directives. The
+    /// reply's value carries the outcome (`proto::group`).
+    GroupConstruct {
+        /// The group id.
+        id: String,
+        /// Members (never empty).
+        procs: Vec<Proc>,
+        /// Directives.
+        info: Vec<Info>,
+    },
+    /// `PMIx_Group_destruct`.
+    GroupDestruct {
+        /// The group id.
+        id: String,
+        /// Directives (`PMIX_TIMEOUT`).
+        info: Vec<Info>,
+    },
 }
 
 /// One published datum (`pmix_pdata_t`): who published `key` and its value.
@@ -188,6 +206,8 @@ impl Request {
             Request::Unpublish { .. } => msg::UNPUBLISH,
             Request::Connect { .. } => msg::CONNECT,
             Request::Disconnect { .. } => msg::DISCONNECT,
+            Request::GroupConstruct { .. } => msg::GROUP_CONSTRUCT,
+            Request::GroupDestruct { .. } => msg::GROUP_DESTRUCT,
         }
     }
 
@@ -202,6 +222,7 @@ impl Request {
                 Some(caps::PUBSUB)
             }
             Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
+            Request::GroupConstruct { .. } | Request::GroupDestruct { .. } => Some(caps::GROUPS),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -276,6 +297,15 @@ impl Request {
             }
             Request::Disconnect { nspace, info } => {
                 e.put_str(nspace);
+                e.put_infos(info);
+            }
+            Request::GroupConstruct { id, procs, info } => {
+                e.put_str(id);
+                e.put_procs(procs);
+                e.put_infos(info);
+            }
+            Request::GroupDestruct { id, info } => {
+                e.put_str(id);
                 e.put_infos(info);
             }
         }
@@ -370,6 +400,15 @@ impl Request {
             },
             msg::DISCONNECT => Request::Disconnect {
                 nspace: d.get_str()?.to_owned(),
+                info: d.get_infos()?,
+            },
+            msg::GROUP_CONSTRUCT => Request::GroupConstruct {
+                id: d.get_str()?.to_owned(),
+                procs: d.get_procs()?,
+                info: d.get_infos()?,
+            },
+            msg::GROUP_DESTRUCT => Request::GroupDestruct {
+                id: d.get_str()?.to_owned(),
                 info: d.get_infos()?,
             },
             t => {

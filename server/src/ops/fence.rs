@@ -276,9 +276,12 @@ pub(crate) fn proc_lost(inner: &Arc<Inner>, proc: &Proc) {
     for e in ended {
         if crate::ops::connect::owns(&e) {
             crate::ops::connect::settle(inner, e);
+        } else if crate::ops::group::owns(&e) {
+            crate::ops::group::settle(inner, e);
         } else {
             settle(inner, e);
         }
     }
     crate::ops::connect::proc_lost(inner, proc);
+    crate::ops::group::proc_lost(inner, proc);
 }

@@ -56,7 +56,12 @@ fn connect_id(info: &[Info]) -> Option<String> {
 /// Who of `procs` is here, counting a named process of a namespace that
 /// lives wholly on this node but is no longer registered as gone (not
 /// remote).
-fn opening(reg: &Registry, procs: &[Proc], departure_fails: bool, info: Vec<Info>) -> Opening {
+pub(crate) fn opening(
+    reg: &Registry,
+    procs: &[Proc],
+    departure_fails: bool,
+    info: Vec<Info>,
+) -> Opening {
     let m = reg.members(procs);
     // A finalized client will never arrive either.
     let mut departed = m.dead;
@@ -237,9 +242,12 @@ fn expire_at(timer: &Timer, inner: &Arc<Inner>, due: Due) {
     );
 }
 
-/// Whether `ended` is a connect's or a disconnect's (else a fence's).
+/// Whether `ended` is a connect's or a disconnect's.
 pub(crate) fn owns(ended: &Ended<ReplyTo>) -> bool {
-    !matches!(ended.episode().key.kind, Kind::Fence)
+    matches!(
+        ended.episode().key.kind,
+        Kind::Connect { .. } | Kind::Disconnect(_)
+    )
 }
 
 /// Answers a connect or disconnect that ended other than by its last
@@ -269,7 +277,7 @@ fn complete(inner: &Arc<Inner>, ep: Episode<ReplyTo>) {
     match ep.key.kind.clone() {
         Kind::Connect { id, xchg_only } => connect_done(inner, ep, id, xchg_only),
         Kind::Disconnect(ns) => disconnect::done(inner, ep, ns),
-        Kind::Fence => {}
+        Kind::Fence | Kind::GroupConstruct(_) | Kind::GroupDestruct(_) => {}
     }
 }
 

@@ -1,0 +1,129 @@
+//! PMIx Groups (construct / destruct, context ids, qualified gets, a
+//! member's death) across real processes: `pmixrun` jobs and in-test
+//! servers running `examples/groupclient.rs`.
+
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::Duration;
+
+use pmix_server::NullHost;
+
+mod common;
+use common::{example, one_node_job, start_client, text, wait_all};
+
+fn pmixrun(n: u32, scenario: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "90", "-n", &n.to_string()])
+        .arg(example("groupclient"))
+        .arg(scenario)
+        .output()
+        .unwrap()
+}
+
+fn assert_ok(o: &Output, n: usize) {
+    assert!(o.status.success(), "{}", text(o));
+    assert_eq!(text(o).matches("ok done").count(), n, "{}", text(o));
+    assert!(!text(o).contains("FAIL"), "{}", text(o));
+}
+
+/// The values after `prefix` on the lines that start with it.
+fn values<'a>(t: &'a str, prefix: &str) -> Vec<&'a str> {
+    t.lines().filter_map(|l| l.strip_prefix(prefix)).collect()
+}
+
+#[test]
+fn overlapping_groups_at_once_rank_address_and_reuse_their_ids() {
+    let o = pmixrun(4, "overlap");
+    assert_ok(&o, 4);
+    let t = text(&o);
+    for (what, n) in [
+        ("ok empty id", 4),
+        ("ok too long id", 4),
+        ("ok namespace id", 4),
+        ("ok zero procs", 4),
+        ("ok caller not a member", 4),
+        ("ok unknown group", 4),
+        ("ok overlap", 4),
+        ("ok same procs twice", 4),
+        ("ok group fence", 3),
+        ("ok group get", 4),
+        ("ok custom notify", 4),
+        ("ok non-member destruct", 1),
+        ("ok second destruct", 3),
+        ("ok reuse", 2),
+        ("ok blocking construct in a handler", 4),
+    ] {
+        assert_eq!(t.matches(what).count(), n, "{what}: {t}");
+    }
+    // one context id per group, the same at every member
+    let mut a = values(&t, "ok a cid ");
+    let mut b = values(&t, "ok b cid ");
+    a.dedup();
+    b.dedup();
+    assert_eq!((a.len(), b.len()), (1, 1), "{t}");
+    assert_ne!(a, b, "{t}");
+}
+
+#[test]
+fn open_mpi_5_sequence_context_id_group_info_destruct_then_qualified_get() {
+    let o = pmixrun(4, "ompi5");
+    assert_ok(&o, 4);
+    let t = text(&o);
+    assert_eq!(t.matches("ok qualified gets").count(), 4, "{t}");
+    assert_eq!(t.matches("ok other context id").count(), 4, "{t}");
+    let mut cids = values(&t, "cid ");
+    assert_eq!(cids.len(), 4, "{t}");
+    cids.dedup();
+    assert_eq!(cids.len(), 1, "the members disagree on the context id: {t}");
+}
+
+/// The `(kind, unix-ms)` lines a client printed.
+fn stamp(o: &Output, what: &str) -> Option<(i32, u128)> {
+    String::from_utf8_lossy(&o.stdout).lines().find_map(|l| {
+        let f: Vec<&str> = l.split(' ').collect();
+        match (f.first(), f.len()) {
+            (Some(w), 3) if *w == what => Some((f[1].parse().ok()?, f[2].parse().ok()?)),
+            (Some(w), 2) if *w == what => Some((0, f[1].parse().ok()?)),
+            _ => None,
+        }
+    })
+}
+
+#[test]
+fn a_member_killed_before_construct_fails_the_others_within_a_second() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, ns) = one_node_job("gkill", 4, Arc::new(NullHost), tmp.path());
+    let kids = (0..4)
+        .map(|r| start_client("groupclient", &server, &ns, r, "kill"))
+        .collect();
+    let outs = wait_all(kids, Duration::from_secs(60));
+    let died = stamp(&outs[3], "dying").unwrap_or_else(|| panic!("{}", text(&outs[3])));
+    for o in &outs[..3] {
+        assert!(o.status.success(), "{}", text(o));
+        let f = stamp(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(f.0, pmix_core::Status::ERR_LOST_CONNECTION.0, "{}", text(o));
+        let after = f.1.saturating_sub(died.1);
+        eprintln!("group construct failed {after} ms after the member's SIGKILL");
+        assert!(
+            after < 1000,
+            "failed {after} ms after the death: {}",
+            text(o)
+        );
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn an_optional_construct_completes_with_who_arrived_as_partial_success() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, ns) = one_node_job("gopt", 4, Arc::new(NullHost), tmp.path());
+    let kids = (0..4)
+        .map(|r| start_client("groupclient", &server, &ns, r, "optional"))
+        .collect();
+    let outs = wait_all(kids, Duration::from_secs(60));
+    for o in &outs[..3] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(text(o).contains("ok optional"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}

@@ -1,0 +1,401 @@
+//! PMIx Groups (`PMIx_Group_construct` / `PMIx_Group_destruct`) in the
+//! server, under any host: the host never needs to know a group exists.
+//!
+//! A construct is an episode of the collective tracker (`collective.rs`,
+//! [`Kind::GroupConstruct`]) keyed by the group id and the canonical
+//! member set; what each contributor brought (its member order, leader
+//! flag, `PMIX_GROUP_INFO`) waits beside it in the [`GroupTracker`] under
+//! the id. When every member is on this node the server completes it
+//! alone; otherwise the host's `fence` carries every server's
+//! contributions (`span.rs`) and each server reaches the same outcome.
+//!
+//! Group ranks: the order of the `PMIX_GROUP_LEADER`'s array; without a
+//! leader, the order every member gave when they all gave the same one;
+//! otherwise the canonical order (namespaces, then ranks, ascending).
+//! Wildcards expand to every rank of their namespace, in rank order.
+//!
+//! Context ids (`PMIX_GROUP_ASSIGN_CONTEXT_ID`): a counter of this server,
+//! skipping ids of live groups; across nodes, the largest of the servers'
+//! proposals (each server's counter then moves past it), so the id is the
+//! same at every member and not held by another live group of these
+//! servers.
+//!
+//! Departures: a member that dies before the construct completes fails it
+//! for every participant (`PMIX_ERR_LOST_CONNECTION`, naming it), unless
+//! `PMIX_GROUP_OPTIONAL`: then it is dropped and the others get
+//! `PMIX_ERR_PARTIAL_SUCCESS` with the reduced membership.
+//!
+//! Once complete the group is written into the job store under its id
+//! (`store.rs`): members (and any local process) address it as
+//! `(id, WILDCARD)` or `(id, group rank)` in fence, notify and get, which
+//! the clients translate to the real processes before anything leaves
+//! them (`client/src/group.rs`).
+
+mod destruct;
+mod span;
+mod store;
+pub(crate) mod tracker;
+
+pub(crate) use destruct::destruct;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use pmix_core::proto::connect::rank_map;
+use pmix_core::proto::group::{encode_outcome, Outcome};
+use pmix_core::proto::{canonical_procs, Reply};
+use pmix_core::{attrs, Error, Info, Nspace, Proc, Rank, Status};
+
+use crate::collective::{Contributed, Due, Ended, Episode, Key, Kind, Refusal};
+use crate::directives;
+use crate::inner::Inner;
+use crate::link::ReplyTo;
+use crate::ops::connect::opening;
+use crate::timer::Timer;
+
+use tracker::{GroupView, LiveGroup, Part, Pending};
+
+/// Every live group of this server: what `PMIX_QUERY_NUM_GROUPS`,
+/// `PMIX_QUERY_GROUP_NAMES` and `PMIX_QUERY_GROUP_MEMBERSHIP` answer from.
+pub(crate) fn groups_snapshot(inner: &Inner) -> Vec<GroupView> {
+    inner.state.lock().groups.snapshot()
+}
+
+/// Checks a group id: a string of 1 to 255 bytes without NUL.
+pub(crate) fn check_id(id: &str) -> Result<Nspace, Error> {
+    if id.is_empty() {
+        return Err(Error::bad_param("group: the group id is empty"));
+    }
+    Nspace::new(id).map_err(|_| {
+        Error::bad_param(format!(
+            "group: the id {id:?} is not a valid group id (at most 255 bytes, no NUL)"
+        ))
+    })
+}
+
+fn check_procs(procs: &[Proc], me: &Proc) -> Result<(), Error> {
+    if procs.is_empty() {
+        return Err(Error::bad_param("group construct: no members"));
+    }
+    if let Some(p) = procs
+        .iter()
+        .find(|p| p.rank != Rank::WILDCARD && !p.rank.is_valid())
+    {
+        return Err(Error::bad_param(format!(
+            "group construct: rank {} is not a valid member",
+            p.rank.0
+        )));
+    }
+    if !procs.iter().any(|p| p.matches(me)) {
+        return Err(Error::with_context(
+            Status::ERR_NOT_A_MEMBER,
+            format!("group construct: the caller {me:?} is not among the members"),
+        ));
+    }
+    Ok(())
+}
+
+fn group_info(info: &[Info]) -> Vec<Info> {
+    pmix_core::info::find(info, attrs::GROUP_INFO)
+        .and_then(|i| match &i.value {
+            pmix_core::Value::DataArray(a) => a.infos().ok(),
+            _ => None,
+        })
+        .map(|v| v.into_iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// A client's `GROUP_CONSTRUCT`.
+pub(crate) fn construct(
+    inner: &Arc<Inner>,
+    to: ReplyTo,
+    id: String,
+    procs: Vec<Proc>,
+    info: Vec<Info>,
+) {
+    let me = to.proc().clone();
+    if let Err(e) = check_id(&id).and_then(|_| check_procs(&procs, &me)) {
+        return to.send(&Reply::error(&e));
+    }
+    let set = canonical_procs(procs.clone());
+    let key = Key {
+        kind: Kind::GroupConstruct(id.clone()),
+        procs: set.clone(),
+    };
+    let optional = directives::flag(&info, attrs::GROUP_OPTIONAL);
+    let deadline = directives::deadline(&info);
+    let step = {
+        let mut guard = inner.state.lock();
+        let st = &mut *guard;
+        let ns = Nspace::new(&id).expect("checked above");
+        let refused = if st.registry.sizes(&ns).is_some() {
+            Some(Error::bad_param(format!(
+                "group construct: the id {id:?} is a registered namespace; give the group \
+                 an id of its own (an application prefix, e.g. \"myapp-{id}\")"
+            )))
+        } else if st.groups.live.contains_key(&id) {
+            Some(Error::with_context(
+                Status::ERR_EXISTS,
+                format!("group construct: a group {id:?} exists already; destruct it first"),
+            ))
+        } else if st.groups.pending.get(&id).is_some_and(|p| p.set != set) {
+            Some(Error::bad_param(format!(
+                "group construct: another construct of {id:?} is under way with other members"
+            )))
+        } else {
+            None
+        };
+        if let Some(e) = refused {
+            drop(guard);
+            return to.send(&Reply::error(&e));
+        }
+        let p = st
+            .groups
+            .pending
+            .entry(id.clone())
+            .or_insert_with(|| Pending {
+                set: set.clone(),
+                ..Pending::default()
+            });
+        p.assign_context_id |= directives::flag(&info, attrs::GROUP_ASSIGN_CONTEXT_ID);
+        p.notify_termination |= directives::flag(&info, attrs::GROUP_NOTIFY_TERMINATION);
+        let part = Part {
+            order: procs.clone(),
+            leader: directives::flag(&info, attrs::GROUP_LEADER),
+            info: group_info(&info),
+        };
+        let had = p.parts.insert(me.clone(), part).is_some();
+        let registry = &st.registry;
+        let step = st
+            .collectives
+            .contribute(key, me.clone(), to, deadline, |key| {
+                opening(registry, &key.procs, !optional, info.clone())
+            });
+        if let Contributed::Refused(..) = &step {
+            if !had {
+                st.groups.withdraw(&id, &me);
+            }
+        }
+        if let Contributed::Waiting(Some(due)) = &step {
+            expire_at(&st.timer, inner, due.clone());
+        }
+        step
+    };
+    match step {
+        Contributed::Refused(to, why) => to.send(&Reply::error(&refusal_error(&why, to.proc()))),
+        Contributed::Waiting(_) => {}
+        Contributed::Complete(ep) => complete(inner, ep),
+    }
+}
+
+fn refusal_error(why: &Refusal, me: &Proc) -> Error {
+    match why {
+        Refusal::Late => Error::with_context(
+            Status::ERR_TIMEOUT,
+            "that group operation already timed out: another member's PMIX_TIMEOUT ended it \
+             before this process arrived",
+        ),
+        Refusal::NotParticipant => Error::with_context(
+            Status::ERR_NOT_A_MEMBER,
+            format!("{me:?} is not a member of this group operation"),
+        ),
+        Refusal::Twice => Error::bad_param(format!(
+            "{me:?} is already in this group operation; concurrent constructs need distinct ids"
+        )),
+        Refusal::Departed(gone) => gone_error(gone),
+        Refusal::TooMany(n) => Error::with_context(
+            Status::ERR_OUT_OF_RESOURCE,
+            format!(
+                "{me:?} already takes part in {n} pending collectives, the server's limit per \
+                 client; wait for some to complete"
+            ),
+        ),
+    }
+}
+
+fn gone_error(gone: &Proc) -> Error {
+    Error::with_context(
+        Status::ERR_LOST_CONNECTION,
+        format!(
+            "group operation failed: member rank {} of namespace {} is gone (its connection \
+             to the server closed) before it took part",
+            gone.rank.0, gone.nspace
+        ),
+    )
+}
+
+/// Has the timer expire `due` at its time.
+pub(super) fn expire_at(timer: &Timer, inner: &Arc<Inner>, due: Due) {
+    let weak = Arc::downgrade(inner);
+    timer.at(
+        due.at,
+        Box::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                let ended = inner.state.lock().collectives.expire(&due, Instant::now());
+                if let Some(ended) = ended {
+                    settle(&inner, ended);
+                }
+            }
+        }),
+    );
+}
+
+/// Whether `ended` is a group operation's.
+pub(crate) fn owns(ended: &Ended<ReplyTo>) -> bool {
+    matches!(
+        ended.episode().key.kind,
+        Kind::GroupConstruct(_) | Kind::GroupDestruct(_)
+    )
+}
+
+/// Answers a group operation that ended other than by its last arrival.
+pub(crate) fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
+    let fail = |ep: &Episode<ReplyTo>, e: Error| {
+        if let Kind::GroupConstruct(id) = &ep.key.kind {
+            inner.state.lock().groups.pending.remove(id);
+        }
+        finish(ep, &Reply::error(&e));
+    };
+    match ended {
+        Ended::TimedOut(ep) | Ended::HostTimedOut(ep) => fail(
+            &ep,
+            Error::with_context(
+                Status::ERR_TIMEOUT,
+                "group operation timed out: PMIX_TIMEOUT passed before every member arrived; \
+                 the operation is over for every member",
+            ),
+        ),
+        Ended::Aborted(ep, gone) => fail(&ep, gone_error(&gone)),
+        Ended::Complete(ep) => complete(inner, ep),
+    }
+}
+
+/// `proc` is gone: nothing beyond the tracker's departures yet (a live
+/// group keeps it as a member; its destruct decides).
+pub(crate) fn proc_lost(_inner: &Arc<Inner>, _proc: &Proc) {}
+
+pub(super) fn finish(ep: &Episode<ReplyTo>, r: &Reply) {
+    for to in ep.waiters() {
+        to.send(r);
+    }
+}
+
+fn complete(inner: &Arc<Inner>, ep: Episode<ReplyTo>) {
+    match ep.key.kind.clone() {
+        Kind::GroupConstruct(id) => construct_done(inner, ep, id),
+        Kind::GroupDestruct(id) => destruct::done(inner, ep, id),
+        _ => {}
+    }
+}
+
+/// Every local member arrived (or departed, with `PMIX_GROUP_OPTIONAL`).
+fn construct_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String) {
+    let Some(pending) = inner.state.lock().groups.pending.remove(&id) else {
+        return finish(
+            &ep,
+            &Reply::error(&Error::with_context(
+                Status::ERR_NOT_FOUND,
+                format!("group construct {id:?}: its contributions were lost"),
+            )),
+        );
+    };
+    if !ep.remote {
+        return conclude(inner, &ep, &id, pending, 0);
+    }
+    let blob = span::encode(&pending, inner.state.lock().groups.context_id_proposal());
+    let eid = ep.id;
+    let set = ep.key.procs.clone();
+    let info = ep.directives.clone();
+    {
+        let mut guard = inner.state.lock();
+        let st = &mut *guard;
+        if let Some(due) = st.collectives.await_host(ep) {
+            expire_at(&st.timer, inner, due);
+        }
+    }
+    let i = Arc::clone(inner);
+    inner.host.fence_nb(
+        &set,
+        &info,
+        blob,
+        Box::new(move |r| {
+            let Some(ep) = i.state.lock().collectives.host_answered(eid) else {
+                return; // timed out: answered already
+            };
+            let mut pending = Pending {
+                set: pending.set.clone(),
+                ..Pending::default()
+            };
+            match r.and_then(|all| span::merge(&mut pending, &all)) {
+                Ok(floor) => conclude(&i, &ep, &id, pending, floor),
+                Err(e) => finish(&ep, &Reply::error(&e)),
+            }
+        }),
+    );
+}
+
+/// The membership in group-rank order (see the module docs).
+fn order_of(pending: &Pending) -> Vec<Proc> {
+    if let Some(l) = pending.parts.values().find(|p| p.leader) {
+        return l.order.clone();
+    }
+    let mut orders = pending.parts.values().map(|p| &p.order);
+    match orders.next() {
+        Some(first) if orders.all(|o| o == first) => first.clone(),
+        _ => pending.set.clone(),
+    }
+}
+
+/// The outcome, the same on every server: registers the group and answers
+/// every local contributor.
+fn conclude(inner: &Arc<Inner>, ep: &Episode<ReplyTo>, id: &str, pending: Pending, floor: u64) {
+    let order = order_of(&pending);
+    let members = {
+        let st = inner.state.lock();
+        rank_map(&order, |ns| st.registry.sizes(ns).map(|(_, n)| n))
+    };
+    let mut members = match members {
+        Ok(m) => m,
+        Err(e) => return finish(ep, &Reply::error(&e)),
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    members.retain(|p| seen.insert(p.clone()));
+    let before = members.len();
+    members.retain(|p| !ep.departed.contains(p));
+    let partial = members.len() != before;
+    let context_id = {
+        let mut st = inner.state.lock();
+        let c = pending
+            .assign_context_id
+            .then(|| st.groups.take_context_id(floor));
+        st.groups.live.insert(
+            id.to_owned(),
+            LiveGroup {
+                members: members.clone(),
+                context_id: c,
+                notify_termination: pending.notify_termination,
+            },
+        );
+        c
+    };
+    let infos: Vec<(Proc, Vec<Info>)> = pending
+        .parts
+        .iter()
+        .filter(|(_, p)| !p.info.is_empty())
+        .map(|(who, p)| (who.clone(), p.info.clone()))
+        .collect();
+    if let Err(e) = store::write_group(inner, id, &members, context_id, &infos) {
+        inner.state.lock().groups.live.remove(id);
+        return finish(ep, &Reply::error(&e));
+    }
+    let r = Reply {
+        status: Status::SUCCESS,
+        value: Some(encode_outcome(&Outcome {
+            partial,
+            context_id,
+            members,
+        })),
+        message: String::new(),
+    };
+    finish(ep, &r);
+}
