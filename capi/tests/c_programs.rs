@@ -743,3 +743,29 @@ fn clients_connect_and_disconnect_with_the_4_2_signatures_under_pmixrun() {
     expect_ok(&ran, "client_connect under pmixrun -n 4");
     expect_all_passed(&ran, "client_connect", 4);
 }
+
+#[test]
+fn clients_construct_and_destruct_groups_with_the_4_2_signatures_under_pmixrun() {
+    let Some((dir, lib, cmd)) = client_program("client_group") else {
+        return;
+    };
+    let ran = run_job(
+        &dir,
+        &lib,
+        4,
+        &cmd,
+        "client_group",
+        Duration::from_secs(120),
+    );
+    expect_ok(&ran, "client_group under pmixrun -n 4");
+    expect_all_passed(&ran, "client_group", 4);
+    // one context id, the same at every member
+    let mut cids: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter_map(|l| l.split(": cid ").nth(1))
+        .collect();
+    assert_eq!(cids.len(), 4, "{}", ran.stdout);
+    cids.dedup();
+    assert_eq!(cids.len(), 1, "{}", ran.stdout);
+}

@@ -30,6 +30,7 @@
 mod connect;
 mod data;
 mod fence;
+mod group;
 mod init;
 mod job_control;
 mod log;
@@ -39,6 +40,7 @@ mod resolve;
 pub use connect::*;
 pub use data::*;
 pub use fence::*;
+pub use group::*;
 pub use init::*;
 pub use job_control::*;
 pub use log::*;

@@ -1,4 +1,5 @@
-//! Groups and process sets: `PMIx_Group_*` (10),
+//! Groups and process sets: `PMIx_Group_invite/join/leave` (6; construct
+//! and destruct are `client/group.rs`),
 //! `PMIx_server_define_process_set`, `PMIx_server_delete_process_set`.
 
 use std::os::raw::{c_char, c_void};
@@ -6,34 +7,6 @@ use std::os::raw::{c_char, c_void};
 use crate::types::*;
 
 unsupported! {
-    /// `pmix_status_t PMIx_Group_construct(const char grp[], const
-    /// pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[],
-    /// size_t ndirs, pmix_info_t **results, size_t *nresults)`:
-    /// `PMIX_ERR_NOT_SUPPORTED` with `*results = NULL`, `*nresults = 0`.
-    fn PMIx_Group_construct(
-        grp: *const c_char,
-        procs: *const pmix_proc_t,
-        nprocs: usize,
-        directives: *const pmix_info_t,
-        ndirs: usize,
-        results: *mut *mut pmix_info_t,
-        nresults: *mut usize,
-    ) => results, nresults;
-
-    /// `pmix_status_t PMIx_Group_construct_nb(const char grp[], const
-    /// pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t
-    /// ninfo, pmix_info_cbfunc_t cbfunc, void *cbdata)`:
-    /// `PMIX_ERR_NOT_SUPPORTED`; `cbfunc` is never called.
-    fn PMIx_Group_construct_nb(
-        grp: *const c_char,
-        procs: *const pmix_proc_t,
-        nprocs: usize,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_info_cbfunc_t,
-        cbdata: *mut c_void,
-    );
-
     /// `pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t
     /// procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
     /// pmix_info_t **results, size_t *nresult)`: `PMIX_ERR_NOT_SUPPORTED`
@@ -98,21 +71,6 @@ unsupported! {
     /// pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void
     /// *cbdata)`: `PMIX_ERR_NOT_SUPPORTED`; `cbfunc` is never called.
     fn PMIx_Group_leave_nb(
-        grp: *const c_char,
-        info: *const pmix_info_t,
-        ninfo: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    );
-
-    /// `pmix_status_t PMIx_Group_destruct(const char grp[], const
-    /// pmix_info_t info[], size_t ninfo)`: `PMIX_ERR_NOT_SUPPORTED`.
-    fn PMIx_Group_destruct(grp: *const c_char, info: *const pmix_info_t, ninfo: usize);
-
-    /// `pmix_status_t PMIx_Group_destruct_nb(const char grp[], const
-    /// pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void
-    /// *cbdata)`: `PMIX_ERR_NOT_SUPPORTED`; `cbfunc` is never called.
-    fn PMIx_Group_destruct_nb(
         grp: *const c_char,
         info: *const pmix_info_t,
         ninfo: usize,
