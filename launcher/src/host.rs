@@ -93,6 +93,9 @@ pub(crate) struct LauncherHost {
     /// The job's published data; dropped with the host when the server
     /// goes, which answers the lookups still waiting.
     store: DataStore,
+    /// The next PMIx group context id (`PMIX_GROUP_ASSIGN_CONTEXT_ID`):
+    /// one job, one node, so a counter is unique in the allocation.
+    next_context_id: std::sync::atomic::AtomicU64,
 }
 
 impl LauncherHost {
@@ -102,6 +105,7 @@ impl LauncherHost {
             nspace,
             events,
             store: DataStore::new(),
+            next_context_id: std::sync::atomic::AtomicU64::new(1),
         }
     }
 
@@ -122,6 +126,36 @@ impl LauncherHost {
 }
 
 impl Host for LauncherHost {
+    /// A construct asking `PMIX_GROUP_ASSIGN_CONTEXT_ID` gets the next id of
+    /// the job's counter; nothing else about groups concerns `pmixrun`
+    /// (the server tracks them).
+    fn group(
+        &self,
+        op: u8,
+        _group: &str,
+        _procs: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) {
+        let wants = pmix_core::info::find(directives, pmix_core::attrs::GROUP_ASSIGN_CONTEXT_ID)
+            .is_some_and(|i| i.value.is_true().unwrap_or(true));
+        if op != pmix_core::proto::group::op::CONSTRUCT || !wants {
+            return done(Ok(Vec::new()));
+        }
+        // ORDERING: Relaxed — a counter; each construct needs a distinct
+        // value only, nothing is published through it.
+        let c = self
+            .next_context_id
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        done(
+            Info::new(
+                pmix_core::attrs::GROUP_CONTEXT_ID,
+                pmix_core::Value::Size(c),
+            )
+            .map(|i| vec![i]),
+        );
+    }
+
     fn client_connected(&self, proc: &Proc, done: Completion<()>) {
         self.mark(proc, |s| &mut s.connected);
         done(Ok(()));

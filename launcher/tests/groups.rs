@@ -6,7 +6,8 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Duration;
 
-use pmix_server::NullHost;
+use pmix_core::{attrs, Info, Proc, Value};
+use pmix_server::{Completion, Host, NullHost};
 
 mod common;
 use common::{example, one_node_job, start_client, text, wait_all};
@@ -126,4 +127,46 @@ fn an_optional_construct_completes_with_who_arrived_as_partial_success() {
         assert!(text(o).contains("ok optional"), "{}", text(o));
     }
     assert!(server.groups().is_empty());
+}
+
+/// A host that assigns context ids from 7000 up and counts its group
+/// up-calls.
+#[derive(Default)]
+struct CidHost {
+    calls: std::sync::atomic::AtomicU64,
+}
+
+impl Host for CidHost {
+    fn group(&self, op: u8, _g: &str, procs: &[Proc], info: &[Info], done: Completion<Vec<Info>>) {
+        assert_eq!(op, pmix_core::proto::group::op::CONSTRUCT);
+        assert!(pmix_core::info::find(info, attrs::GROUP_ASSIGN_CONTEXT_ID).is_some());
+        assert_eq!(procs.len(), 4);
+        // ORDERING: Relaxed — a test counter.
+        let n = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        done(Ok(vec![Info::new(
+            attrs::GROUP_CONTEXT_ID,
+            Value::Size(7000 + n),
+        )
+        .unwrap()]));
+    }
+}
+
+#[test]
+fn the_host_assigns_the_context_id_when_it_can() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = Arc::new(CidHost::default());
+    let (server, ns) = one_node_job("gcid", 4, host.clone(), tmp.path());
+    let kids = (0..4)
+        .map(|r| start_client("groupclient", &server, &ns, r, "ompi5"))
+        .collect();
+    let outs = wait_all(kids, Duration::from_secs(60));
+    for o in &outs {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(text(o).contains("ok qualified gets"), "{}", text(o));
+        assert!(text(o).contains("cid 7000\n"), "{}", text(o));
+    }
+    // once per construct, from the server, not per member
+    assert_eq!(host.calls.load(std::sync::atomic::Ordering::Relaxed), 1);
 }

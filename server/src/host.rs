@@ -213,7 +213,15 @@ pub trait Host: Send + Sync + 'static {
         not_supported(done, "job_control");
     }
 
-    /// Group operations (later issue).
+    /// Group operations (`op`: `pmix_core::proto::group::op`). The server
+    /// tracks groups itself and calls this once per construct, after its
+    /// local members arrived (and, across nodes, after the fence that
+    /// carried the contributions), with the members and the directives;
+    /// only for a construct asking `PMIX_GROUP_ASSIGN_CONTEXT_ID`. A host
+    /// that answers `PMIX_GROUP_CONTEXT_ID` among its results assigns the
+    /// context id (unique in its allocation, the same for every server of
+    /// the group); one that does not support it leaves the server's own
+    /// counter to assign it.
     fn group(
         &self,
         op: u8,

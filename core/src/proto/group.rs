@@ -15,6 +15,14 @@
 use crate::codec::{Decoder, Encoder};
 use crate::{Error, Info, InfoFlags, Proc, Result, Status, Value};
 
+/// `pmix_group_operation_t`: the `op` of the host's group up-call.
+pub mod op {
+    /// `PMIX_GROUP_CONSTRUCT`.
+    pub const CONSTRUCT: u8 = 0;
+    /// `PMIX_GROUP_DESTRUCT`.
+    pub const DESTRUCT: u8 = 1;
+}
+
 /// The outcome of a group construct.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {

@@ -300,7 +300,7 @@ fn construct_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String) {
         );
     };
     if !ep.remote {
-        return conclude(inner, &ep, &id, pending, 0);
+        return conclude(inner, ep, id, pending, 0);
     }
     let blob = span::encode(&pending, inner.state.lock().groups.context_id_proposal());
     let eid = ep.id;
@@ -327,7 +327,7 @@ fn construct_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String) {
                 ..Pending::default()
             };
             match r.and_then(|all| span::merge(&mut pending, &all)) {
-                Ok(floor) => conclude(&i, &ep, &id, pending, floor),
+                Ok(floor) => conclude(&i, ep, id, pending, floor),
                 Err(e) => finish(&ep, &Reply::error(&e)),
             }
         }),
@@ -346,9 +346,10 @@ fn order_of(pending: &Pending) -> Vec<Proc> {
     }
 }
 
-/// The outcome, the same on every server: registers the group and answers
-/// every local contributor.
-fn conclude(inner: &Arc<Inner>, ep: &Episode<ReplyTo>, id: &str, pending: Pending, floor: u64) {
+/// The outcome, the same on every server: the membership, then the
+/// context id (the host's, else this server's counter), then the group is
+/// registered and every local contributor answered.
+fn conclude(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String, pending: Pending, floor: u64) {
     let order = order_of(&pending);
     let members = {
         let st = inner.state.lock();
@@ -356,28 +357,69 @@ fn conclude(inner: &Arc<Inner>, ep: &Episode<ReplyTo>, id: &str, pending: Pendin
     };
     let mut members = match members {
         Ok(m) => m,
-        Err(e) => return finish(ep, &Reply::error(&e)),
+        Err(e) => return finish(&ep, &Reply::error(&e)),
     };
     let mut seen = std::collections::BTreeSet::new();
     members.retain(|p| seen.insert(p.clone()));
     let before = members.len();
     members.retain(|p| !ep.departed.contains(p));
     let partial = members.len() != before;
-    let context_id = {
-        let mut st = inner.state.lock();
-        let c = pending
-            .assign_context_id
-            .then(|| st.groups.take_context_id(floor));
-        st.groups.live.insert(
-            id.to_owned(),
-            LiveGroup {
-                members: members.clone(),
-                context_id: c,
-                notify_termination: pending.notify_termination,
-            },
-        );
-        c
-    };
+    if !pending.assign_context_id {
+        return register(inner, &ep, &id, &pending, (members, partial), None);
+    }
+    let mut info = ep.directives.clone();
+    if pmix_core::info::find(&info, attrs::GROUP_ASSIGN_CONTEXT_ID).is_none() {
+        if let Ok(i) = Info::new(attrs::GROUP_ASSIGN_CONTEXT_ID, pmix_core::Value::Bool(true)) {
+            info.push(i);
+        }
+    }
+    let eid = ep.id;
+    {
+        let mut guard = inner.state.lock();
+        let st = &mut *guard;
+        if let Some(due) = st.collectives.await_host(ep) {
+            expire_at(&st.timer, inner, due);
+        }
+    }
+    let i = Arc::clone(inner);
+    let m = members.clone();
+    let gid = id.clone();
+    inner.host.group(
+        pmix_core::proto::group::op::CONSTRUCT,
+        &gid,
+        &members,
+        &info,
+        Box::new(move |r| {
+            let Some(ep) = i.state.lock().collectives.host_answered(eid) else {
+                return; // timed out: answered already
+            };
+            let from_host = r.ok().and_then(|infos| {
+                pmix_core::info::find(&infos, attrs::GROUP_CONTEXT_ID)
+                    .and_then(|c| c.value.to_u64().ok())
+            });
+            let cid = from_host.unwrap_or_else(|| i.state.lock().groups.take_context_id(floor));
+            register(&i, &ep, &id, &pending, (m, partial), Some(cid));
+        }),
+    );
+}
+
+/// Registers group `id` and answers every local contributor.
+fn register(
+    inner: &Arc<Inner>,
+    ep: &Episode<ReplyTo>,
+    id: &str,
+    pending: &Pending,
+    (members, partial): (Vec<Proc>, bool),
+    context_id: Option<u64>,
+) {
+    inner.state.lock().groups.live.insert(
+        id.to_owned(),
+        LiveGroup {
+            members: members.clone(),
+            context_id,
+            notify_termination: pending.notify_termination,
+        },
+    );
     let infos: Vec<(Proc, Vec<Info>)> = pending
         .parts
         .iter()
