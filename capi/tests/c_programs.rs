@@ -769,3 +769,54 @@ fn clients_construct_and_destruct_groups_with_the_4_2_signatures_under_pmixrun()
     cids.dedup();
     assert_eq!(cids.len(), 1, "{}", ran.stdout);
 }
+
+/// A foreign host with a `group` slot: the server asks it for the context
+/// id of a construct with `PMIX_GROUP_ASSIGN_CONTEXT_ID` (once per
+/// construct, not per member), and the members get the host's id.
+#[test]
+fn server_host_group_slot_assigns_the_context_id() {
+    let Some(mut cflags) = pmix_cflags() else {
+        skip("pmix.h (package libpmix-dev)");
+        return;
+    };
+    cflags.push("-pthread".into());
+    let dir = workdir("server_host_group");
+    let lib = our_lib(&dir);
+    let client = compile(
+        &source("client_group.c"),
+        &dir,
+        "client_group",
+        &cflags,
+        Some(&lib),
+    );
+    let host = compile(
+        &source("server_host.c"),
+        &dir,
+        "server_host",
+        &cflags,
+        Some(&lib),
+    );
+    let mut cmd = with_lib(&host, &lib);
+    cmd.arg(&client);
+    let ran = run(cmd, &dir, "server_host_group", Duration::from_secs(120));
+    expect_ok(&ran, "server_host with client_group");
+    let out = &ran.stdout;
+    assert!(
+        out.lines().any(|l| l == "server_host: group calls 1"),
+        "{out}\n{}",
+        ran.stderr
+    );
+    for r in 0..2 {
+        assert!(
+            out.lines().any(|l| l == format!("rank {r}: cid 9000")),
+            "{out}"
+        );
+        let line = format!("rank {r}: client_group: ");
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(&line) && l.ends_with("checks passed")),
+            "rank {r} did not pass\n--- stdout\n{out}\n--- stderr\n{}",
+            ran.stderr
+        );
+    }
+}

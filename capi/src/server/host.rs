@@ -23,7 +23,9 @@ use pmix_server::{Completion, ConnectOutcome, Host};
 
 use crate::cdata::array_free;
 use crate::cmem;
-use crate::convert::{bytes_in, infos_out_where, pdata_from_c, proc_to_c, procs_to_c};
+use crate::convert::{
+    bytes_in, infos_from_c, infos_out_where, pdata_from_c, proc_to_c, procs_to_c,
+};
 use crate::types::*;
 
 /// The C module and the `server_object` of each registered client.
@@ -46,7 +48,7 @@ struct Keep {
     procs: *mut pmix_proc_t,
     info: *mut pmix_info_t,
     ninfo: usize,
-    /// A NULL-terminated key list (lookup, unpublish).
+    /// A NULL-terminated key list (lookup, unpublish; group: the id).
     keys: *mut *mut c_char,
 }
 
@@ -210,6 +212,36 @@ unsafe extern "C" fn modex_cb(
     (p.done)(r);
 }
 
+/// The host's group answer: its results copied out, then released.
+///
+/// # Safety
+/// `cbdata` is the `Pending<Vec<Info>>` given to the group slot, used
+/// once; `info` NULL or `ninfo` valid infos until released.
+unsafe extern "C" fn group_cb(
+    st: pmix_status_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbdata: *mut c_void,
+    release_fn: pmix_release_cbfunc_t,
+    release_cbdata: *mut c_void,
+) {
+    // SAFETY: the box `settle` leaked for this call (caller guarantee).
+    let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<Info>>>()) };
+    let r = status_result(st).and_then(|()| {
+        if info.is_null() || ninfo == 0 {
+            Ok(Vec::new())
+        } else {
+            // SAFETY: `ninfo` valid infos (caller guarantee).
+            unsafe { infos_from_c(info, ninfo) }
+        }
+    });
+    if let Some(rel) = release_fn {
+        // SAFETY: the host's release function with its own data.
+        unsafe { rel(release_cbdata) };
+    }
+    (p.done)(r);
+}
+
 /// The host's lookup answer: copied out of the host's array (which it
 /// owns) before completing.
 ///
@@ -351,6 +383,47 @@ impl CHost {
 }
 
 impl Host for CHost {
+    /// The module's `group` slot (OpenPMIx 4.2's `pmix_server_grp_fn_t`):
+    /// asked for a construct's context id; without the slot the server
+    /// assigns it.
+    fn group(
+        &self,
+        op: u8,
+        group: &str,
+        procs: &[Proc],
+        directives: &[Info],
+        done: Completion<Vec<Info>>,
+    ) {
+        let m = self.module();
+        let Some(f) = m.group else {
+            return done(Err(not_supported("group")));
+        };
+        let (ci, ni) = infos_out_where_ext3x(directives);
+        let mut keep = Keep {
+            procs: procs_out(procs),
+            info: ci,
+            ninfo: ni,
+            keys: ptr::null_mut(),
+        };
+        match cmem::argv_from_strs(&[group.to_owned()]) {
+            Ok(k) => keep.keys = k,
+            Err(e) => return done(Err(e)),
+        }
+        if keep.procs.is_null() {
+            return done(Err(cmem::nomem()));
+        }
+        let (pp, np) = (keep.procs, procs.len());
+        // SAFETY: the argv just made holds one string.
+        let gp = unsafe { *keep.keys };
+        let pending = Pending { done, _keep: keep };
+        let op = pmix_group_operation_t::from(op);
+        // SAFETY: the host's slot; the id, procs and infos live until the
+        // callback.
+        settle(pending, |d| unsafe {
+            f(op, gp, pp, np, ci, ni, Some(group_cb), d)
+        });
+    }
+
     /// The 4.x rule of the (deprecated) `client_connected` slot, as
     /// OpenPMIx 4.2.2 calls it: with a NULL callback, the return being the
     /// answer (`PMIX_SUCCESS` or `PMIX_OPERATION_SUCCEEDED`: admitted).

@@ -106,6 +106,26 @@ static pmix_status_t wait_op(void)
     return op_status;
 }
 
+static atomic_int n_group;
+
+/* The group slot: assigns context ids from 9000 up (asked once per
+ * construct with PMIX_GROUP_ASSIGN_CONTEXT_ID). */
+static pmix_status_t group(pmix_group_operation_t op, char *grp, const pmix_proc_t procs[],
+                           size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                           pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void) procs;
+    (void) directives;
+    (void) ndirs;
+    CHECK(PMIX_GROUP_CONSTRUCT == op && NULL != grp && nprocs > 0);
+    size_t cid = 9000 + (size_t) atomic_fetch_add(&n_group, 1);
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_GROUP_CONTEXT_ID, &cid, PMIX_SIZE);
+    cbfunc(PMIX_SUCCESS, &info, 1, cbdata, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&info);
+    return PMIX_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -118,6 +138,7 @@ int main(int argc, char **argv)
     module.client_finalized = finalized;
     module.abort = do_abort;
     module.fence_nb = fence;
+    module.group = group;
 
     char tmpl[] = "/tmp/pmixrs-server-host-XXXXXX";
     char *tmp = mkdtemp(tmpl);
@@ -234,6 +255,7 @@ int main(int argc, char **argv)
         printf("server_host: %d of %d checks failed\n", failures, checks);
         return 1;
     }
+    printf("server_host: group calls %d\n", atomic_load(&n_group));
     printf("server_host: %d checks passed\n", checks);
     return 0;
 }
