@@ -16,6 +16,11 @@
 //!   the context id; prints `cid <n>`.
 //! - `kill` (4 ranks): rank 3 prints `dying <unix-ms>` and SIGKILLs itself;
 //!   the others construct over the job and print `failed <status> <unix-ms>`.
+//! - `memberdied` (4 ranks): all construct "t" with
+//!   `PMIX_GROUP_NOTIFY_TERMINATION` and "u" without; rank 3 prints
+//!   `dying <unix-ms>` and SIGKILLs itself; the others print `member failed
+//!   <rank> <unix-ms>` when `PMIX_GROUP_MEMBER_FAILED` names it, then
+//!   destruct "t" (succeeds) and "u" (`PMIX_ERR_LOST_CONNECTION`).
 //! - `optional` (4 ranks): rank 3 leaves at once; the others construct
 //!   with `PMIX_GROUP_OPTIONAL` and get `PMIX_ERR_PARTIAL_SUCCESS` with
 //!   ranks 0–2.
@@ -396,6 +401,60 @@ fn kill_scenario(c: &Client) {
     }
 }
 
+fn member_died(c: &Client) {
+    let me = c.proc().clone();
+    let all = [wild(&me.nspace)];
+    let heard = Arc::new(Mutex::new(Vec::<(Proc, String)>::new()));
+    let h2 = Arc::clone(&heard);
+    c.register_event_handler(&[Status::GROUP_MEMBER_FAILED], &[], move |e, done| {
+        let who =
+            pmix_core::info::find(e.info, attrs::EVENT_AFFECTED_PROC).map(|i| i.value.clone());
+        let id = pmix_core::info::find(e.info, attrs::GROUP_ID)
+            .and_then(|i| i.value.as_str().ok().map(str::to_owned))
+            .unwrap_or_default();
+        if let Some(Value::Proc(p)) = who {
+            println!("member failed {} {}", p.rank.0, now_ms());
+            h2.lock().unwrap().push((p, id));
+        }
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    c.group_construct(
+        "t",
+        &all,
+        &[flag(attrs::GROUP_NOTIFY_TERMINATION), timeout(20)],
+    )
+    .unwrap_or_else(|e| fail(format!("construct t: {e}")));
+    c.group_construct("u", &all, &[timeout(20)])
+        .unwrap_or_else(|e| fail(format!("construct u: {e}")));
+    if me.rank.0 == 3 {
+        std::thread::sleep(Duration::from_millis(300));
+        println!("dying {}", now_ms());
+        let pid = std::process::id().to_string();
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status();
+        std::thread::sleep(Duration::from_secs(30));
+        fail("still alive".into());
+    }
+    let end = Instant::now() + Duration::from_secs(10);
+    while heard.lock().unwrap().is_empty() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let got = heard.lock().unwrap().clone();
+    check(got == vec![(p(&me.nspace, 3), "t".to_owned())], || {
+        format!("heard {got:?}")
+    });
+    c.group_destruct("t", &[timeout(10)])
+        .unwrap_or_else(|e| fail(format!("destruct t with a dead member: {e}")));
+    println!("ok destruct with notify termination");
+    want_err(
+        c.group_destruct("u", &[timeout(10)]),
+        Status::ERR_LOST_CONNECTION,
+        "destruct without notify termination",
+    );
+}
+
 fn optional(c: &Client) {
     let me = c.proc().clone();
     if me.rank.0 == 3 {
@@ -431,6 +490,7 @@ fn main() {
         "ompi5" => ompi5(&c),
         "kill" => kill_scenario(&c),
         "optional" => optional(&c),
+        "memberdied" => member_died(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }
     c.finalize()

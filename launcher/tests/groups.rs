@@ -170,3 +170,42 @@ fn the_host_assigns_the_context_id_when_it_can() {
     // once per construct, from the server, not per member
     assert_eq!(host.calls.load(std::sync::atomic::Ordering::Relaxed), 1);
 }
+
+#[test]
+fn a_member_dying_after_construct_raises_member_failed_and_destruct_follows_notify_termination() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, ns) = one_node_job("gdied", 4, Arc::new(NullHost), tmp.path());
+    let kids = (0..4)
+        .map(|r| start_client("groupclient", &server, &ns, r, "memberdied"))
+        .collect();
+    let outs = wait_all(kids, Duration::from_secs(60));
+    let died = stamp(&outs[3], "dying").unwrap_or_else(|| panic!("{}", text(&outs[3])));
+    for o in &outs[..3] {
+        assert!(o.status.success(), "{}", text(o));
+        let heard = String::from_utf8_lossy(&o.stdout).lines().find_map(|l| {
+            let f: Vec<&str> = l.strip_prefix("member failed ")?.split(' ').collect();
+            Some((f[0].parse::<u32>().ok()?, f.get(1)?.parse::<u128>().ok()?))
+        });
+        let (rank, at) = heard.unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(rank, 3, "{}", text(o));
+        let after = at.saturating_sub(died.1);
+        eprintln!("PMIX_GROUP_MEMBER_FAILED {after} ms after the member's SIGKILL");
+        assert!(
+            after < 1000,
+            "heard {after} ms after the death: {}",
+            text(o)
+        );
+        assert!(
+            text(o).contains("ok destruct with notify termination"),
+            "{}",
+            text(o)
+        );
+        assert!(
+            text(o).contains("ok destruct without notify termination"),
+            "{}",
+            text(o)
+        );
+    }
+    // "t" is gone; "u" stays until its members finalize, then goes too
+    assert!(server.groups().is_empty(), "{:?}", server.groups());
+}

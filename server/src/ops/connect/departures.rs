@@ -23,8 +23,13 @@ pub(crate) fn proc_finalized(inner: &Arc<Inner>, proc: &Proc) {
         .collectives
         .depart_from(proc, |k| !matches!(k, Kind::Fence));
     for e in ended {
-        settle(inner, e);
+        if crate::ops::group::owns(&e) {
+            crate::ops::group::settle(inner, e);
+        } else {
+            settle(inner, e);
+        }
     }
+    crate::ops::group::proc_finalized(inner, proc);
     let ended_groups: Vec<Nspace> = {
         let mut st = inner.state.lock();
         let st = &mut *st;

@@ -59,7 +59,9 @@ pub(crate) fn destruct(inner: &Arc<Inner>, to: ReplyTo, id: String, info: Vec<In
         step
     };
     match step {
-        Contributed::Refused(to, why) => to.send(&Reply::error(&refusal_error(&why, to.proc()))),
+        Contributed::Refused(to, why) => {
+            to.send(&Reply::error(&refusal_error(inner, &why, to.proc())))
+        }
         Contributed::Waiting(_) => {}
         Contributed::Complete(ep) => complete(inner, ep),
     }

@@ -32,6 +32,7 @@
 //! them (`client/src/group.rs`).
 
 mod destruct;
+mod events;
 mod span;
 mod store;
 pub(crate) mod tracker;
@@ -182,13 +183,15 @@ pub(crate) fn construct(
         step
     };
     match step {
-        Contributed::Refused(to, why) => to.send(&Reply::error(&refusal_error(&why, to.proc()))),
+        Contributed::Refused(to, why) => {
+            to.send(&Reply::error(&refusal_error(inner, &why, to.proc())))
+        }
         Contributed::Waiting(_) => {}
         Contributed::Complete(ep) => complete(inner, ep),
     }
 }
 
-fn refusal_error(why: &Refusal, me: &Proc) -> Error {
+fn refusal_error(inner: &Inner, why: &Refusal, me: &Proc) -> Error {
     match why {
         Refusal::Late => Error::with_context(
             Status::ERR_TIMEOUT,
@@ -202,7 +205,7 @@ fn refusal_error(why: &Refusal, me: &Proc) -> Error {
         Refusal::Twice => Error::bad_param(format!(
             "{me:?} is already in this group operation; concurrent constructs need distinct ids"
         )),
-        Refusal::Departed(gone) => gone_error(gone),
+        Refusal::Departed(gone) => gone_error(inner, gone),
         Refusal::TooMany(n) => Error::with_context(
             Status::ERR_OUT_OF_RESOURCE,
             format!(
@@ -213,12 +216,32 @@ fn refusal_error(why: &Refusal, me: &Proc) -> Error {
     }
 }
 
-fn gone_error(gone: &Proc) -> Error {
+/// A member left before the operation completed: it died
+/// (`PMIX_ERR_LOST_CONNECTION`, as a fence says it) or it finalized
+/// without taking part (`PMIX_ERR_PROC_TERM_WO_SYNC`).
+fn gone_error(inner: &Inner, gone: &Proc) -> Error {
+    let finalized = inner
+        .state
+        .lock()
+        .registry
+        .clients
+        .get(gone)
+        .is_some_and(|c| c.finalized && !c.dead);
+    let (status, how) = if finalized {
+        (
+            Status::ERR_PROC_TERM_WO_SYNC,
+            "called PMIx_Finalize without taking part",
+        )
+    } else {
+        (
+            Status::ERR_LOST_CONNECTION,
+            "died: its connection to the server closed without PMIx_Finalize",
+        )
+    };
     Error::with_context(
-        Status::ERR_LOST_CONNECTION,
+        status,
         format!(
-            "group operation failed: member rank {} of namespace {} is gone (its connection \
-             to the server closed) before it took part",
+            "group operation failed: member rank {} of namespace {} {how}",
             gone.rank.0, gone.nspace
         ),
     )
@@ -265,14 +288,61 @@ pub(crate) fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
                  the operation is over for every member",
             ),
         ),
-        Ended::Aborted(ep, gone) => fail(&ep, gone_error(&gone)),
+        Ended::Aborted(ep, gone) => fail(&ep, gone_error(inner, &gone)),
         Ended::Complete(ep) => complete(inner, ep),
     }
 }
 
-/// `proc` is gone: nothing beyond the tracker's departures yet (a live
-/// group keeps it as a member; its destruct decides).
-pub(crate) fn proc_lost(_inner: &Arc<Inner>, _proc: &Proc) {}
+/// `proc` died: the other members of every live group made with
+/// `PMIX_GROUP_NOTIFY_TERMINATION` it was in hear
+/// `PMIX_GROUP_MEMBER_FAILED`. It stays a member: the group's destruct
+/// counts it as done (with NOTIFY_TERMINATION) or fails. (Its pending
+/// constructs and destructs are settled by the tracker's departure,
+/// `fence::proc_lost`.)
+pub(crate) fn proc_lost(inner: &Arc<Inner>, proc: &Proc) {
+    let hit: Vec<(String, Vec<Proc>)> = inner
+        .state
+        .lock()
+        .groups
+        .live
+        .iter()
+        .filter(|(_, g)| g.notify_termination && g.members.contains(proc))
+        .map(|(id, g)| (id.clone(), g.members.clone()))
+        .collect();
+    for (id, members) in hit {
+        events::member_failed(inner, proc, &id, &members);
+    }
+}
+
+/// `proc` finalized: a group whose local members all finalized or died is
+/// forgotten here (its id is free again).
+pub(crate) fn proc_finalized(inner: &Arc<Inner>, proc: &Proc) {
+    let ended: Vec<String> = {
+        let mut st = inner.state.lock();
+        let st = &mut *st;
+        let reg = &st.registry;
+        let done: Vec<String> = st
+            .groups
+            .live
+            .iter()
+            .filter(|(_, g)| g.members.contains(proc))
+            .filter(|(_, g)| {
+                g.members.iter().all(|p| match reg.clients.get(p) {
+                    Some(c) => c.finalized || c.dead,
+                    None => true, // not here
+                })
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &done {
+            st.groups.live.remove(id);
+        }
+        done
+    };
+    for id in &ended {
+        store::remove_group(inner, id);
+    }
+}
 
 pub(super) fn finish(ep: &Episode<ReplyTo>, r: &Reply) {
     for to in ep.waiters() {

@@ -1,0 +1,34 @@
+//! The events the group machinery raises at local members (CUSTOM range
+//! to the processes concerned): `PMIX_GROUP_MEMBER_FAILED` when a member
+//! of a group made with `PMIX_GROUP_NOTIFY_TERMINATION` dies.
+
+use std::sync::Arc;
+
+use pmix_core::{attrs, DataArray, DataRange, Info, Proc, Status, Value};
+
+use crate::inner::Inner;
+use crate::ops::event::route::host_notify;
+
+/// `PMIX_GROUP_MEMBER_FAILED` from `gone` to the other `members` of group
+/// `id`, with `PMIX_EVENT_AFFECTED_PROC` and `PMIX_GROUP_ID`.
+pub(super) fn member_failed(inner: &Arc<Inner>, gone: &Proc, id: &str, members: &[Proc]) {
+    let others: Vec<Proc> = members.iter().filter(|p| *p != gone).cloned().collect();
+    if others.is_empty() {
+        return;
+    }
+    let info: Vec<Info> = [
+        Info::new(attrs::EVENT_AFFECTED_PROC, Value::Proc(gone.clone())),
+        Info::new(attrs::GROUP_ID, id),
+        Info::new(
+            attrs::EVENT_CUSTOM_RANGE,
+            Value::DataArray(Box::new(DataArray::from_procs(others))),
+        ),
+    ]
+    .into_iter()
+    .filter_map(Result::ok)
+    .collect();
+    let status = Status::GROUP_MEMBER_FAILED;
+    if let Err(e) = host_notify(inner, status, Some(gone), DataRange::CUSTOM, &info) {
+        inner.log(format_args!("group {id}: event {status} not raised: {e}"));
+    }
+}
