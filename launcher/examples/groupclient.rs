@@ -21,6 +21,9 @@
 //!   `dying <unix-ms>` and SIGKILLs itself; the others print `member failed
 //!   <rank> <unix-ms>` when `PMIX_GROUP_MEMBER_FAILED` names it, then
 //!   destruct "t" (succeeds) and "u" (`PMIX_ERR_LOST_CONNECTION`).
+//! - `timeout` (3 ranks): rank 2 arrives 2.5 s late at a construct whose
+//!   `PMIX_TIMEOUT` is 1 s: ranks 0, 1 get `PMIX_ERR_TIMEOUT` after about
+//!   1 s, rank 2 at once; then a construct of the same id works.
 //! - `optional` (4 ranks): rank 3 leaves at once; the others construct
 //!   with `PMIX_GROUP_OPTIONAL` and get `PMIX_ERR_PARTIAL_SUCCESS` with
 //!   ranks 0–2.
@@ -455,6 +458,34 @@ fn member_died(c: &Client) {
     );
 }
 
+fn timeout_scenario(c: &Client) {
+    let me = c.proc().clone();
+    let all = [wild(&me.nspace)];
+    let t0 = Instant::now();
+    if me.rank.0 == 2 {
+        std::thread::sleep(Duration::from_millis(2500));
+    }
+    let r = c.group_construct("late", &all, &[timeout(1)]);
+    let took = t0.elapsed();
+    want_err(r, Status::ERR_TIMEOUT, "timed out");
+    if me.rank.0 == 2 {
+        check(took < Duration::from_millis(2500 + 500), || {
+            format!("the late arrival waited: {took:?}")
+        });
+    } else {
+        check(
+            took >= Duration::from_millis(900) && took < Duration::from_secs(2),
+            || format!("the timeout came after {took:?}"),
+        );
+    }
+    // nothing of the timed-out construct is left: the id works
+    c.group_construct("late", &all, &[timeout(20)])
+        .unwrap_or_else(|e| fail(format!("construct after the timeout: {e}")));
+    c.group_destruct("late", &[timeout(10)])
+        .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+    println!("ok next construct");
+}
+
 fn optional(c: &Client) {
     let me = c.proc().clone();
     if me.rank.0 == 3 {
@@ -490,6 +521,7 @@ fn main() {
         "ompi5" => ompi5(&c),
         "kill" => kill_scenario(&c),
         "optional" => optional(&c),
+        "timeout" => timeout_scenario(&c),
         "memberdied" => member_died(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }

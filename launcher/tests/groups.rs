@@ -209,3 +209,16 @@ fn a_member_dying_after_construct_raises_member_failed_and_destruct_follows_noti
     // "t" is gone; "u" stays until its members finalize, then goes too
     assert!(server.groups().is_empty(), "{:?}", server.groups());
 }
+
+#[test]
+fn a_timed_out_construct_fails_everyone_refuses_the_late_one_and_the_id_works_again() {
+    let o = pmixrun(3, "timeout");
+    assert_ok(&o, 3);
+    assert_eq!(text(&o).matches("ok timed out").count(), 3, "{}", text(&o));
+    assert_eq!(
+        text(&o).matches("ok next construct").count(),
+        3,
+        "{}",
+        text(&o)
+    );
+}
