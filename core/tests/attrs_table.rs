@@ -454,7 +454,7 @@ fn render() -> String {
             c::GROUP_MEMBERS,
             "PMIX_DATA_ARRAY of PMIX_PROC",
             "(group ns, WILDCARD)",
-            "The rank map: the real process of each group rank.",
+            "The rank map: the real process of each group rank (also at (group id, WILDCARD) of a PMIx group).",
         ),
         (
             c::GROUP_CANONICAL,
@@ -467,6 +467,12 @@ fn render() -> String {
             "PMIX_PROC",
             "(group ns, r)",
             "The real process holding group rank r.",
+        ),
+        (
+            "<key>#q:<qkey>=<value>;…",
+            "the stored value's",
+            "(proc)",
+            "A value stored under qualifiers (`proto::group::qualified_key`, qualifiers sorted by key): a `get` of `<key>` with those `PMIX_INFO_QUALIFIER` directives reads it. A PMIx group's `PMIX_GROUP_INFO` entries are stored at their contributor so, qualified by `PMIX_GROUP_ID` and by `PMIX_GROUP_CONTEXT_ID`.",
         ),
     ] {
         let _ = writeln!(s, "| `{key}` | `{ty}` | {on} | {what} |");
