@@ -227,4 +227,45 @@ impl Client {
             .into_result()
             .map(|_| ())
     }
+
+    /// `PMIx_Group_leave_nb`: leaves group `id` at once; the remaining
+    /// members hear `PMIX_GROUP_LEFT`.
+    pub fn group_leave_nb(
+        &self,
+        id: &str,
+        info: &[Info],
+        done: impl FnOnce(Result<()>) + Send + 'static,
+    ) {
+        if let Err(e) = check_caps(&self.inner, "groups").and_then(|()| check_id(id)) {
+            return done(Err(e));
+        }
+        let req = Request::GroupLeave {
+            id: id.to_owned(),
+            info: info.to_vec(),
+        };
+        self.inner
+            .conn
+            .send(&req, Box::new(move |r| done(r.into_result().map(|_| ()))));
+    }
+
+    /// `PMIx_Group_leave`: [`group_leave_nb`](Self::group_leave_nb), waiting.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for no such group; `PMIX_ERR_NOT_A_MEMBER`;
+    /// `PMIX_ERR_BAD_PARAM` while its construct is under way;
+    /// `PMIX_ERR_WOULD_BLOCK` from an event handler.
+    pub fn group_leave(&self, id: &str, info: &[Info]) -> Result<()> {
+        check_caps(&self.inner, "groups")?;
+        check_id(id)?;
+        check_may_block(&self.inner, "group leave")?;
+        let req = Request::GroupLeave {
+            id: id.to_owned(),
+            info: info.to_vec(),
+        };
+        self.inner
+            .conn
+            .request(&req, None)?
+            .into_result()
+            .map(|_| ())
+    }
 }

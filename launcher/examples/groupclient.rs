@@ -24,6 +24,11 @@
 //! - `timeout` (3 ranks): rank 2 arrives 2.5 s late at a construct whose
 //!   `PMIX_TIMEOUT` is 1 s: ranks 0, 1 get `PMIX_ERR_TIMEOUT` after about
 //!   1 s, rank 2 at once; then a construct of the same id works.
+//! - `leave` (3 ranks): rank 0 starts a construct of "m" = {0, 1} and
+//!   tries to leave it while rank 1 is still away (refused); all construct
+//!   "l"; rank 2 leaves it: ranks 0, 1 hear `PMIX_GROUP_LEFT` naming it,
+//!   the group's size is 2, a second leave is `NOT_A_MEMBER`, an unknown
+//!   group `NOT_FOUND`; ranks 0, 1 destruct "l" without rank 2.
 //! - `optional` (4 ranks): rank 3 leaves at once; the others construct
 //!   with `PMIX_GROUP_OPTIONAL` and get `PMIX_ERR_PARTIAL_SUCCESS` with
 //!   ranks 0–2.
@@ -486,6 +491,86 @@ fn timeout_scenario(c: &Client) {
     println!("ok next construct");
 }
 
+fn leave_scenario(c: &Client) {
+    let me = c.proc().clone();
+    let ns = me.nspace.clone();
+    let r = me.rank.0;
+    let heard = Arc::new(Mutex::new(Vec::<Proc>::new()));
+    let h2 = Arc::clone(&heard);
+    c.register_event_handler(&[Status::GROUP_LEFT], &[], move |e, done| {
+        if let Some(Value::Proc(p)) =
+            pmix_core::info::find(e.info, attrs::EVENT_AFFECTED_PROC).map(|i| i.value.clone())
+        {
+            h2.lock().unwrap().push(p);
+        }
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    // leave during construct
+    let pair = [p(&ns, 0), p(&ns, 1)];
+    if r == 0 {
+        let (tx, rx) = sync_channel(1);
+        c.group_construct_nb("m", &pair, &[timeout(20)], move |res| {
+            let _ = tx.send(res.map(|g| g.status));
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        want_err(
+            c.group_leave("m", &[]),
+            Status::ERR_BAD_PARAM,
+            "leave during construct",
+        );
+        let got = rx
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| fail("construct m never completed".into()));
+        check(got == Ok(Status::SUCCESS), || {
+            format!("construct m: {got:?}")
+        });
+    } else if r == 1 {
+        std::thread::sleep(Duration::from_millis(600));
+        c.group_construct("m", &pair, &[timeout(20)])
+            .unwrap_or_else(|e| fail(format!("construct m: {e}")));
+    }
+    if r < 2 {
+        c.group_destruct("m", &[timeout(10)])
+            .unwrap_or_else(|e| fail(format!("destruct m: {e}")));
+    }
+    let every: Vec<Proc> = (0..3).map(|i| p(&ns, i)).collect();
+    construct_ok(c, "l", &every, &[timeout(20)], &every);
+    if r == 2 {
+        c.group_leave("l", &[])
+            .unwrap_or_else(|e| fail(format!("leave: {e}")));
+        want_err(
+            c.group_leave("l", &[]),
+            Status::ERR_NOT_A_MEMBER,
+            "second leave",
+        );
+        want_err(
+            c.group_leave("nope", &[]),
+            Status::ERR_NOT_FOUND,
+            "unknown group leave",
+        );
+        return;
+    }
+    let end = Instant::now() + Duration::from_secs(10);
+    while heard.lock().unwrap().is_empty() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let got = heard.lock().unwrap().clone();
+    check(got == vec![p(&ns, 2)], || format!("heard {got:?}"));
+    println!("ok group left");
+    let size = c
+        .get(&wild(&gid("l")), attrs::JOB_SIZE, &[])
+        .unwrap_or_else(|e| fail(format!("JOB_SIZE: {e}")));
+    check(size.to_u64().ok() == Some(2), || {
+        format!("size after leave {size:?}")
+    });
+    c.fence(&[wild(&gid("l"))], &[timeout(10)])
+        .unwrap_or_else(|e| fail(format!("fence over l: {e}")));
+    c.group_destruct("l", &[timeout(10)])
+        .unwrap_or_else(|e| fail(format!("destruct after leave: {e}")));
+    println!("ok destruct after leave");
+}
+
 fn optional(c: &Client) {
     let me = c.proc().clone();
     if me.rank.0 == 3 {
@@ -522,6 +607,7 @@ fn main() {
         "kill" => kill_scenario(&c),
         "optional" => optional(&c),
         "timeout" => timeout_scenario(&c),
+        "leave" => leave_scenario(&c),
         "memberdied" => member_died(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }

@@ -222,3 +222,19 @@ fn a_timed_out_construct_fails_everyone_refuses_the_late_one_and_the_id_works_ag
         text(&o)
     );
 }
+
+#[test]
+fn a_member_leaves_the_others_hear_it_and_go_on_without_it_and_leave_during_construct_is_refused() {
+    let o = pmixrun(3, "leave");
+    assert_ok(&o, 3);
+    let t = text(&o);
+    for (what, n) in [
+        ("ok leave during construct", 1),
+        ("ok second leave", 1),
+        ("ok unknown group leave", 1),
+        ("ok group left", 2),
+        ("ok destruct after leave", 2),
+    ] {
+        assert_eq!(t.matches(what).count(), n, "{what}: {t}");
+    }
+}

@@ -86,5 +86,6 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
         Request::GroupDestruct { id, info } => {
             group::destruct(inner, to(msg::GROUP_DESTRUCT), id, info);
         }
+        Request::GroupLeave { id, info } => group::leave(inner, to(msg::GROUP_LEAVE), id, info),
     }
 }

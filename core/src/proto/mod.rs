@@ -60,7 +60,8 @@ pub mod caps {
     pub const CONNECT: u64 = 1 << 9;
     /// PMIx Groups (protocol version 5):
     /// [`GROUP_CONSTRUCT`](super::msg::GROUP_CONSTRUCT),
-    /// [`GROUP_DESTRUCT`](super::msg::GROUP_DESTRUCT).
+    /// [`GROUP_DESTRUCT`](super::msg::GROUP_DESTRUCT),
+    /// [`GROUP_LEAVE`](super::msg::GROUP_LEAVE).
     pub const GROUPS: u64 = 1 << 11;
 
     /// Everything protocol version 1 offered.
@@ -134,6 +135,8 @@ pub mod msg {
     pub const GROUP_CONSTRUCT: u16 = 36;
     /// Client → server: destruct a PMIx group (id, infos).
     pub const GROUP_DESTRUCT: u16 = 37;
+    /// Client → server: leave a PMIx group (id, infos).
+    pub const GROUP_LEAVE: u16 = 38;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;

@@ -121,6 +121,13 @@ pub enum Request {
         /// Directives (`PMIX_TIMEOUT`).
         info: Vec<Info>,
     },
+    /// `PMIx_Group_leave`.
+    GroupLeave {
+        /// The group id.
+        id: String,
+        /// Directives.
+        info: Vec<Info>,
+    },
 }
 
 /// One published datum (`pmix_pdata_t`): who published `key` and its value.
@@ -208,6 +215,7 @@ impl Request {
             Request::Disconnect { .. } => msg::DISCONNECT,
             Request::GroupConstruct { .. } => msg::GROUP_CONSTRUCT,
             Request::GroupDestruct { .. } => msg::GROUP_DESTRUCT,
+            Request::GroupLeave { .. } => msg::GROUP_LEAVE,
         }
     }
 
@@ -222,7 +230,9 @@ impl Request {
                 Some(caps::PUBSUB)
             }
             Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
-            Request::GroupConstruct { .. } | Request::GroupDestruct { .. } => Some(caps::GROUPS),
+            Request::GroupConstruct { .. }
+            | Request::GroupDestruct { .. }
+            | Request::GroupLeave { .. } => Some(caps::GROUPS),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -304,7 +314,7 @@ impl Request {
                 e.put_procs(procs);
                 e.put_infos(info);
             }
-            Request::GroupDestruct { id, info } => {
+            Request::GroupDestruct { id, info } | Request::GroupLeave { id, info } => {
                 e.put_str(id);
                 e.put_infos(info);
             }
@@ -408,6 +418,10 @@ impl Request {
                 info: d.get_infos()?,
             },
             msg::GROUP_DESTRUCT => Request::GroupDestruct {
+                id: d.get_str()?.to_owned(),
+                info: d.get_infos()?,
+            },
+            msg::GROUP_LEAVE => Request::GroupLeave {
                 id: d.get_str()?.to_owned(),
                 info: d.get_infos()?,
             },

@@ -1,6 +1,7 @@
 //! The events the group machinery raises at local members (CUSTOM range
 //! to the processes concerned): `PMIX_GROUP_MEMBER_FAILED` when a member
-//! of a group made with `PMIX_GROUP_NOTIFY_TERMINATION` dies.
+//! of a group made with `PMIX_GROUP_NOTIFY_TERMINATION` dies,
+//! `PMIX_GROUP_LEFT` when a member leaves.
 
 use std::sync::Arc;
 
@@ -12,6 +13,16 @@ use crate::ops::event::route::host_notify;
 /// `PMIX_GROUP_MEMBER_FAILED` from `gone` to the other `members` of group
 /// `id`, with `PMIX_EVENT_AFFECTED_PROC` and `PMIX_GROUP_ID`.
 pub(super) fn member_failed(inner: &Arc<Inner>, gone: &Proc, id: &str, members: &[Proc]) {
+    about(inner, Status::GROUP_MEMBER_FAILED, gone, id, members);
+}
+
+/// `PMIX_GROUP_LEFT` from `who` to the remaining `members` of group `id`.
+pub(super) fn left(inner: &Arc<Inner>, who: &Proc, id: &str, members: &[Proc]) {
+    about(inner, Status::GROUP_LEFT, who, id, members);
+}
+
+/// `status` about `who` to the other `members` of group `id`.
+fn about(inner: &Arc<Inner>, status: Status, gone: &Proc, id: &str, members: &[Proc]) {
     let others: Vec<Proc> = members.iter().filter(|p| *p != gone).cloned().collect();
     if others.is_empty() {
         return;
@@ -27,7 +38,6 @@ pub(super) fn member_failed(inner: &Arc<Inner>, gone: &Proc, id: &str, members: 
     .into_iter()
     .filter_map(Result::ok)
     .collect();
-    let status = Status::GROUP_MEMBER_FAILED;
     if let Err(e) = host_notify(inner, status, Some(gone), DataRange::CUSTOM, &info) {
         inner.log(format_args!("group {id}: event {status} not raised: {e}"));
     }

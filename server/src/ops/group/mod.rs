@@ -33,11 +33,13 @@
 
 mod destruct;
 mod events;
+mod leave;
 mod span;
 mod store;
 pub(crate) mod tracker;
 
 pub(crate) use destruct::destruct;
+pub(crate) use leave::leave;
 
 use std::sync::Arc;
 use std::time::Instant;

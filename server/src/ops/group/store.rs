@@ -16,7 +16,8 @@ use pmix_core::{attrs, codec, DataArray, Error, Info, Proc, Rank, Result, Value}
 use crate::inner::Inner;
 
 /// Writes group `id`: its members, its context id and every
-/// contributor's group info.
+/// contributor's group info (a group already there is replaced in the
+/// same update: readers see the old membership or the new one).
 pub(crate) fn write_group(
     inner: &Inner,
     id: &str,
@@ -61,6 +62,7 @@ pub(crate) fn write_group(
         .store
         .lock()
         .update(|t| {
+            t.remove_nspace(id);
             for (k, v) in &job {
                 t.insert(id, w, k, codec::encode_value(v));
             }
