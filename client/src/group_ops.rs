@@ -268,4 +268,139 @@ impl Client {
             .into_result()
             .map(|_| ())
     }
+
+    /// `PMIx_Group_invite_nb`: the caller leads group `id` and invites
+    /// `procs` (they hear `PMIX_GROUP_INVITED`); `done` gets the results
+    /// once every invitee answered (`PMIX_ERR_PARTIAL_SUCCESS` when some
+    /// declined or failed: they are dropped).
+    pub fn group_invite_nb(
+        &self,
+        id: &str,
+        procs: &[Proc],
+        info: &[Info],
+        done: impl FnOnce(Result<GroupConstructed>) + Send + 'static,
+    ) {
+        if let Err(e) = check_invite(&self.inner, id, procs) {
+            return done(Err(e));
+        }
+        let req = Request::GroupInvite {
+            id: id.to_owned(),
+            procs: group::translate(&self.inner, procs),
+            info: info.to_vec(),
+        };
+        let inner = std::sync::Arc::clone(&self.inner);
+        let id = id.to_owned();
+        self.inner
+            .conn
+            .send(&req, Box::new(move |r| done(constructed(&inner, &id, r))));
+    }
+
+    /// `PMIx_Group_invite`: [`group_invite_nb`](Self::group_invite_nb),
+    /// waiting.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for a bad id or no invitees; `PMIX_ERR_EXISTS`
+    /// for an id in use; `PMIX_ERR_TIMEOUT`; `PMIX_ERR_WOULD_BLOCK` from an
+    /// event handler.
+    pub fn group_invite(
+        &self,
+        id: &str,
+        procs: &[Proc],
+        info: &[Info],
+    ) -> Result<GroupConstructed> {
+        check_invite(&self.inner, id, procs)?;
+        check_may_block(&self.inner, "group invite")?;
+        let deadline = deadline_from(info)?;
+        let req = Request::GroupInvite {
+            id: id.to_owned(),
+            procs: group::translate(&self.inner, procs),
+            info: info.to_vec(),
+        };
+        let r = self
+            .inner
+            .conn
+            .request(&req, deadline.map(|d| d + SERVER_GRACE))?;
+        constructed(&self.inner, id, r)
+    }
+
+    /// `PMIx_Group_join_nb`: answers the invitation to group `id` from
+    /// `leader` (rank `WILDCARD`: whoever leads it). An accept completes
+    /// with the group's results once every invitee answered; a decline at
+    /// once, with no results.
+    pub fn group_join_nb(
+        &self,
+        id: &str,
+        leader: &Proc,
+        accept: bool,
+        info: &[Info],
+        done: impl FnOnce(Result<GroupConstructed>) + Send + 'static,
+    ) {
+        if let Err(e) = check_caps(&self.inner, "groups").and_then(|()| check_id(id)) {
+            return done(Err(e));
+        }
+        let req = join_request(id, leader, accept, info);
+        let inner = std::sync::Arc::clone(&self.inner);
+        let id = id.to_owned();
+        self.inner.conn.send(
+            &req,
+            Box::new(move |r| done(joined(&inner, &id, accept, r))),
+        );
+    }
+
+    /// `PMIx_Group_join`: [`group_join_nb`](Self::group_join_nb), waiting.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` without an invitation to `id`;
+    /// `PMIX_ERR_NOT_A_MEMBER` when the caller was not invited;
+    /// `PMIX_ERR_TIMEOUT`; `PMIX_ERR_LOST_CONNECTION` when the leader died;
+    /// `PMIX_ERR_WOULD_BLOCK` from an event handler (answer from the
+    /// handler with the `_nb` form).
+    pub fn group_join(
+        &self,
+        id: &str,
+        leader: &Proc,
+        accept: bool,
+        info: &[Info],
+    ) -> Result<GroupConstructed> {
+        check_caps(&self.inner, "groups")?;
+        check_id(id)?;
+        check_may_block(&self.inner, "group join")?;
+        let deadline = deadline_from(info)?;
+        let req = join_request(id, leader, accept, info);
+        let r = self
+            .inner
+            .conn
+            .request(&req, deadline.map(|d| d + SERVER_GRACE))?;
+        joined(&self.inner, id, accept, r)
+    }
+}
+
+fn check_invite(inner: &Inner, id: &str, procs: &[Proc]) -> Result<()> {
+    check_caps(inner, "groups")?;
+    check_id(id)?;
+    if procs.is_empty() {
+        return Err(Error::bad_param("group invite: no invitees"));
+    }
+    Ok(())
+}
+
+fn join_request(id: &str, leader: &Proc, accept: bool, info: &[Info]) -> Request {
+    Request::GroupJoin {
+        id: id.to_owned(),
+        leader: leader.clone(),
+        accept,
+        info: info.to_vec(),
+    }
+}
+
+/// A join's reply: an accept carries the group's outcome, a decline only
+/// a status.
+fn joined(inner: &Inner, id: &str, accept: bool, r: Reply) -> Result<GroupConstructed> {
+    if accept {
+        return constructed(inner, id, r);
+    }
+    r.into_result().map(|_| GroupConstructed {
+        status: Status::SUCCESS,
+        results: Vec::new(),
+    })
 }

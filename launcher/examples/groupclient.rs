@@ -29,6 +29,15 @@
 //!   "l"; rank 2 leaves it: ranks 0, 1 hear `PMIX_GROUP_LEFT` naming it,
 //!   the group's size is 2, a second leave is `NOT_A_MEMBER`, an unknown
 //!   group `NOT_FOUND`; ranks 0, 1 destruct "l" without rank 2.
+//! - `invite` (4 ranks): rank 0 invites 1, 2, 3 into "inv" (`_nb`, with
+//!   `PMIX_GROUP_ASSIGN_CONTEXT_ID`); rank 1 accepts (answering from a
+//!   thread woken by its `PMIX_GROUP_INVITED` handler), rank 2 declines,
+//!   rank 3 SIGKILLs itself once invited. The leader hears ACCEPTED,
+//!   DECLINED and INVITE_FAILED; its invite completes with
+//!   `PMIX_ERR_PARTIAL_SUCCESS` and members {0, 1}; rank 1's join gets the
+//!   same members and context id; both hear CONSTRUCT_COMPLETE; a fence
+//!   over the group and its destruct work; a join without invitation is
+//!   `NOT_FOUND`.
 //! - `optional` (4 ranks): rank 3 leaves at once; the others construct
 //!   with `PMIX_GROUP_OPTIONAL` and get `PMIX_ERR_PARTIAL_SUCCESS` with
 //!   ranks 0–2.
@@ -571,6 +580,134 @@ fn leave_scenario(c: &Client) {
     println!("ok destruct after leave");
 }
 
+fn invite_scenario(c: &Client) {
+    let me = c.proc().clone();
+    let ns = me.nspace.clone();
+    let r = me.rank.0;
+    let seen = Arc::new(Mutex::new(Vec::<(i32, u32)>::new()));
+    let s2 = Arc::clone(&seen);
+    let codes = [
+        Status::GROUP_INVITED,
+        Status::GROUP_INVITE_ACCEPTED,
+        Status::GROUP_INVITE_DECLINED,
+        Status::GROUP_INVITE_FAILED,
+        Status::GROUP_CONSTRUCT_COMPLETE,
+    ];
+    c.register_event_handler(&codes, &[], move |e, done| {
+        let who = match pmix_core::info::find(e.info, attrs::EVENT_AFFECTED_PROC) {
+            Some(i) => match &i.value {
+                Value::Proc(p) => p.rank.0,
+                _ => u32::MAX,
+            },
+            None => u32::MAX,
+        };
+        s2.lock().unwrap().push((e.status.0, who));
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    want_err(
+        c.group_join("nope", &p(&ns, 0), true, &[]),
+        Status::ERR_NOT_FOUND,
+        "join without invitation",
+    );
+    c.fence(&[], &[])
+        .unwrap_or_else(|e| fail(format!("fence: {e}")));
+    let wait_for = |code: Status| {
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            if seen.lock().unwrap().iter().any(|(s, _)| *s == code.0) {
+                return;
+            }
+            check(Instant::now() < end, || {
+                format!("rank {r} never heard {code}")
+            });
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    };
+    let want = vec![p(&ns, 0), p(&ns, 1)];
+    match r {
+        0 => {
+            let (tx, rx) = sync_channel(1);
+            let invitees = [p(&ns, 1), p(&ns, 2), p(&ns, 3)];
+            c.group_invite_nb(
+                "inv",
+                &invitees,
+                &[flag(attrs::GROUP_ASSIGN_CONTEXT_ID), timeout(20)],
+                move |res| {
+                    let _ = tx.send(res);
+                },
+            );
+            let g = rx
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| fail("the _nb invite never completed".into()))
+                .unwrap_or_else(|e| fail(format!("invite: {e}")));
+            check(g.status == Status::ERR_PARTIAL_SUCCESS, || {
+                format!("invite {}", g.status)
+            });
+            check(membership(&g) == want, || {
+                format!("members {:?}", membership(&g))
+            });
+            println!("ok invite cid {}", context_id(&g));
+            for code in [
+                Status::GROUP_INVITE_ACCEPTED,
+                Status::GROUP_INVITE_DECLINED,
+                Status::GROUP_INVITE_FAILED,
+                Status::GROUP_CONSTRUCT_COMPLETE,
+            ] {
+                wait_for(code);
+            }
+            let got = seen.lock().unwrap().clone();
+            for (code, who) in [
+                (Status::GROUP_INVITE_ACCEPTED, 1),
+                (Status::GROUP_INVITE_DECLINED, 2),
+                (Status::GROUP_INVITE_FAILED, 3),
+            ] {
+                check(got.contains(&(code.0, who)), || {
+                    format!("leader heard {got:?}")
+                });
+            }
+            println!("ok leader events");
+        }
+        1 | 2 | 3 => {
+            wait_for(Status::GROUP_INVITED);
+            if r == 3 {
+                println!("dying {}", now_ms());
+                let pid = std::process::id().to_string();
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", &pid])
+                    .status();
+                std::thread::sleep(Duration::from_secs(30));
+                fail("still alive".into());
+            }
+            if r == 2 {
+                let g = c
+                    .group_join("inv", &p(&ns, 0), false, &[])
+                    .unwrap_or_else(|e| fail(format!("decline: {e}")));
+                check(g.results.is_empty(), || format!("decline results {g:?}"));
+                println!("ok declined");
+                return;
+            }
+            let g = c
+                .group_join("inv", &wild(&ns), true, &[timeout(20)])
+                .unwrap_or_else(|e| fail(format!("accept: {e}")));
+            check(membership(&g) == want, || {
+                format!("members {:?}", membership(&g))
+            });
+            println!("ok invite cid {}", context_id(&g));
+            wait_for(Status::GROUP_CONSTRUCT_COMPLETE);
+            println!("ok joined");
+        }
+        _ => {}
+    }
+    if r <= 1 {
+        c.fence(&[wild(&gid("inv"))], &[timeout(10)])
+            .unwrap_or_else(|e| fail(format!("fence over inv: {e}")));
+        c.group_destruct("inv", &[timeout(10)])
+            .unwrap_or_else(|e| fail(format!("destruct inv: {e}")));
+        println!("ok invited group works");
+    }
+}
+
 fn optional(c: &Client) {
     let me = c.proc().clone();
     if me.rank.0 == 3 {
@@ -608,6 +745,7 @@ fn main() {
         "optional" => optional(&c),
         "timeout" => timeout_scenario(&c),
         "leave" => leave_scenario(&c),
+        "invite" => invite_scenario(&c),
         "memberdied" => member_died(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }

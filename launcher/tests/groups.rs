@@ -238,3 +238,39 @@ fn a_member_leaves_the_others_hear_it_and_go_on_without_it_and_leave_during_cons
         assert_eq!(t.matches(what).count(), n, "{what}: {t}");
     }
 }
+
+#[test]
+fn invite_with_an_accept_a_decline_and_a_death_completes_with_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, ns) = one_node_job("ginv", 4, Arc::new(NullHost), tmp.path());
+    let kids = (0..4)
+        .map(|r| start_client("groupclient", &server, &ns, r, "invite"))
+        .collect();
+    let outs = wait_all(kids, Duration::from_secs(60));
+    for o in &outs[..3] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(
+            text(o).contains("ok join without invitation"),
+            "{}",
+            text(o)
+        );
+    }
+    assert!(
+        text(&outs[0]).contains("ok leader events"),
+        "{}",
+        text(&outs[0])
+    );
+    assert!(text(&outs[1]).contains("ok joined"), "{}", text(&outs[1]));
+    assert!(text(&outs[2]).contains("ok declined"), "{}", text(&outs[2]));
+    let cid = |o: &Output| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("ok invite cid ").map(str::to_owned))
+    };
+    assert!(cid(&outs[0]).is_some(), "{}", text(&outs[0]));
+    assert_eq!(cid(&outs[0]), cid(&outs[1]));
+    for o in &outs[..2] {
+        assert!(text(o).contains("ok invited group works"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty(), "{:?}", server.groups());
+}

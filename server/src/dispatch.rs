@@ -87,5 +87,14 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
             group::destruct(inner, to(msg::GROUP_DESTRUCT), id, info);
         }
         Request::GroupLeave { id, info } => group::leave(inner, to(msg::GROUP_LEAVE), id, info),
+        Request::GroupInvite { id, procs, info } => {
+            group::invite(inner, to(msg::GROUP_INVITE), id, procs, info);
+        }
+        Request::GroupJoin {
+            id,
+            leader,
+            accept,
+            info,
+        } => group::join(inner, to(msg::GROUP_JOIN), id, leader, accept, info),
     }
 }

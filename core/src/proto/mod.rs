@@ -61,7 +61,9 @@ pub mod caps {
     /// PMIx Groups (protocol version 5):
     /// [`GROUP_CONSTRUCT`](super::msg::GROUP_CONSTRUCT),
     /// [`GROUP_DESTRUCT`](super::msg::GROUP_DESTRUCT),
-    /// [`GROUP_LEAVE`](super::msg::GROUP_LEAVE).
+    /// [`GROUP_LEAVE`](super::msg::GROUP_LEAVE),
+    /// [`GROUP_INVITE`](super::msg::GROUP_INVITE),
+    /// [`GROUP_JOIN`](super::msg::GROUP_JOIN).
     pub const GROUPS: u64 = 1 << 11;
 
     /// Everything protocol version 1 offered.
@@ -137,6 +139,12 @@ pub mod msg {
     pub const GROUP_DESTRUCT: u16 = 37;
     /// Client → server: leave a PMIx group (id, infos).
     pub const GROUP_LEAVE: u16 = 38;
+    /// Client → server: invite processes into a new PMIx group (id, procs,
+    /// infos); the reply, once every invitee answered, carries the outcome.
+    pub const GROUP_INVITE: u16 = 39;
+    /// Client → server: answer an invitation (id, leader, `u8` accept,
+    /// infos); an accept's reply carries the outcome.
+    pub const GROUP_JOIN: u16 = 40;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;

@@ -121,6 +121,26 @@ pub enum Request {
         /// Directives (`PMIX_TIMEOUT`).
         info: Vec<Info>,
     },
+    /// `PMIx_Group_invite`: the caller (the leader) invites `procs`.
+    GroupInvite {
+        /// The group id.
+        id: String,
+        /// The invitees.
+        procs: Vec<Proc>,
+        /// Directives.
+        info: Vec<Info>,
+    },
+    /// `PMIx_Group_join`: an invitee's answer.
+    GroupJoin {
+        /// The group id.
+        id: String,
+        /// The leader that invited (rank `WILDCARD`: whoever did).
+        leader: Proc,
+        /// Accept (else decline).
+        accept: bool,
+        /// Directives.
+        info: Vec<Info>,
+    },
     /// `PMIx_Group_leave`.
     GroupLeave {
         /// The group id.
@@ -216,6 +236,8 @@ impl Request {
             Request::GroupConstruct { .. } => msg::GROUP_CONSTRUCT,
             Request::GroupDestruct { .. } => msg::GROUP_DESTRUCT,
             Request::GroupLeave { .. } => msg::GROUP_LEAVE,
+            Request::GroupInvite { .. } => msg::GROUP_INVITE,
+            Request::GroupJoin { .. } => msg::GROUP_JOIN,
         }
     }
 
@@ -232,7 +254,9 @@ impl Request {
             Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
             Request::GroupConstruct { .. }
             | Request::GroupDestruct { .. }
-            | Request::GroupLeave { .. } => Some(caps::GROUPS),
+            | Request::GroupLeave { .. }
+            | Request::GroupInvite { .. }
+            | Request::GroupJoin { .. } => Some(caps::GROUPS),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -309,7 +333,19 @@ impl Request {
                 e.put_str(nspace);
                 e.put_infos(info);
             }
-            Request::GroupConstruct { id, procs, info } => {
+            Request::GroupJoin {
+                id,
+                leader,
+                accept,
+                info,
+            } => {
+                e.put_str(id);
+                e.put_proc(leader);
+                e.put_u8(u8::from(*accept));
+                e.put_infos(info);
+            }
+            Request::GroupConstruct { id, procs, info }
+            | Request::GroupInvite { id, procs, info } => {
                 e.put_str(id);
                 e.put_procs(procs);
                 e.put_infos(info);
@@ -419,6 +455,17 @@ impl Request {
             },
             msg::GROUP_DESTRUCT => Request::GroupDestruct {
                 id: d.get_str()?.to_owned(),
+                info: d.get_infos()?,
+            },
+            msg::GROUP_INVITE => Request::GroupInvite {
+                id: d.get_str()?.to_owned(),
+                procs: d.get_procs()?,
+                info: d.get_infos()?,
+            },
+            msg::GROUP_JOIN => Request::GroupJoin {
+                id: d.get_str()?.to_owned(),
+                leader: d.get_proc()?,
+                accept: d.get_u8()? != 0,
                 info: d.get_infos()?,
             },
             msg::GROUP_LEAVE => Request::GroupLeave {

@@ -93,6 +93,30 @@ fn requests_round_trip() {
             nspace: "a+b".into(),
             info: vec![],
         },
+        Request::GroupConstruct {
+            id: "g".into(),
+            procs: vec![Proc::new("a", Rank(1)).unwrap()],
+            info: vec![],
+        },
+        Request::GroupDestruct {
+            id: "g".into(),
+            info: vec![],
+        },
+        Request::GroupLeave {
+            id: "g".into(),
+            info: vec![],
+        },
+        Request::GroupInvite {
+            id: "g".into(),
+            procs: vec![Proc::new("a", Rank(2)).unwrap()],
+            info: vec![],
+        },
+        Request::GroupJoin {
+            id: "g".into(),
+            leader: Proc::new("a", Rank(0)).unwrap(),
+            accept: true,
+            info: vec![],
+        },
     ];
     for r in reqs {
         let enc = r.encode();

@@ -33,12 +33,14 @@
 
 mod destruct;
 mod events;
+mod invite;
 mod leave;
 mod span;
 mod store;
 pub(crate) mod tracker;
 
 pub(crate) use destruct::destruct;
+pub(crate) use invite::{invite, join};
 pub(crate) use leave::leave;
 
 use std::sync::Arc;
@@ -98,7 +100,7 @@ fn check_procs(procs: &[Proc], me: &Proc) -> Result<(), Error> {
     Ok(())
 }
 
-fn group_info(info: &[Info]) -> Vec<Info> {
+pub(super) fn group_info(info: &[Info]) -> Vec<Info> {
     pmix_core::info::find(info, attrs::GROUP_INFO)
         .and_then(|i| match &i.value {
             pmix_core::Value::DataArray(a) => a.infos().ok(),
@@ -314,11 +316,13 @@ pub(crate) fn proc_lost(inner: &Arc<Inner>, proc: &Proc) {
     for (id, members) in hit {
         events::member_failed(inner, proc, &id, &members);
     }
+    invite::invitee_gone(inner, proc);
 }
 
 /// `proc` finalized: a group whose local members all finalized or died is
 /// forgotten here (its id is free again).
 pub(crate) fn proc_finalized(inner: &Arc<Inner>, proc: &Proc) {
+    invite::invitee_gone(inner, proc);
     let ended: Vec<String> = {
         let mut st = inner.state.lock();
         let st = &mut *st;
@@ -437,15 +441,17 @@ fn conclude(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String, pending: Pendi
     members.retain(|p| !ep.departed.contains(p));
     let partial = members.len() != before;
     if !pending.assign_context_id {
-        return register(inner, &ep, &id, &pending, (members, partial), None);
-    }
-    let mut info = ep.directives.clone();
-    if pmix_core::info::find(&info, attrs::GROUP_ASSIGN_CONTEXT_ID).is_none() {
-        if let Ok(i) = Info::new(attrs::GROUP_ASSIGN_CONTEXT_ID, pmix_core::Value::Bool(true)) {
-            info.push(i);
-        }
+        return register(
+            inner,
+            &|r| finish(&ep, r),
+            &id,
+            &pending,
+            (members, partial),
+            None,
+        );
     }
     let eid = ep.id;
+    let info = ep.directives.clone();
     {
         let mut guard = inner.state.lock();
         let st = &mut *guard;
@@ -456,29 +462,66 @@ fn conclude(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String, pending: Pendi
     let i = Arc::clone(inner);
     let m = members.clone();
     let gid = id.clone();
-    inner.host.group(
-        pmix_core::proto::group::op::CONSTRUCT,
+    with_context_id(
+        inner,
         &gid,
         &members,
         &info,
-        Box::new(move |r| {
+        floor,
+        Box::new(move |cid| {
             let Some(ep) = i.state.lock().collectives.host_answered(eid) else {
                 return; // timed out: answered already
             };
-            let from_host = r.ok().and_then(|infos| {
-                pmix_core::info::find(&infos, attrs::GROUP_CONTEXT_ID)
-                    .and_then(|c| c.value.to_u64().ok())
-            });
-            let cid = from_host.unwrap_or_else(|| i.state.lock().groups.take_context_id(floor));
-            register(&i, &ep, &id, &pending, (m, partial), Some(cid));
+            register(
+                &i,
+                &|r| finish(&ep, r),
+                &id,
+                &pending,
+                (m, partial),
+                Some(cid),
+            );
         }),
     );
 }
 
-/// Registers group `id` and answers every local contributor.
-fn register(
+/// The context id of a new group `id`: the host's (its `group` up-call,
+/// asked once per construct), else this server's counter (at least
+/// `floor`); `then` gets it.
+pub(super) fn with_context_id(
     inner: &Arc<Inner>,
-    ep: &Episode<ReplyTo>,
+    id: &str,
+    members: &[Proc],
+    directives: &[Info],
+    floor: u64,
+    then: Box<dyn FnOnce(u64) + Send>,
+) {
+    let mut info = directives.to_vec();
+    if pmix_core::info::find(&info, attrs::GROUP_ASSIGN_CONTEXT_ID).is_none() {
+        if let Ok(i) = Info::new(attrs::GROUP_ASSIGN_CONTEXT_ID, pmix_core::Value::Bool(true)) {
+            info.push(i);
+        }
+    }
+    let i = Arc::clone(inner);
+    inner.host.group(
+        pmix_core::proto::group::op::CONSTRUCT,
+        id,
+        members,
+        &info,
+        Box::new(move |r| {
+            let from_host = r.ok().and_then(|infos| {
+                pmix_core::info::find(&infos, attrs::GROUP_CONTEXT_ID)
+                    .and_then(|c| c.value.to_u64().ok())
+            });
+            then(from_host.unwrap_or_else(|| i.state.lock().groups.take_context_id(floor)));
+        }),
+    );
+}
+
+/// Registers group `id` and answers every local contributor through
+/// `answer`.
+pub(super) fn register(
+    inner: &Arc<Inner>,
+    answer: &dyn Fn(&Reply),
     id: &str,
     pending: &Pending,
     (members, partial): (Vec<Proc>, bool),
@@ -500,7 +543,7 @@ fn register(
         .collect();
     if let Err(e) = store::write_group(inner, id, &members, context_id, &infos) {
         inner.state.lock().groups.live.remove(id);
-        return finish(ep, &Reply::error(&e));
+        return answer(&Reply::error(&e));
     }
     let r = Reply {
         status: Status::SUCCESS,
@@ -511,5 +554,5 @@ fn register(
         })),
         message: String::new(),
     };
-    finish(ep, &r);
+    answer(&r);
 }

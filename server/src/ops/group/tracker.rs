@@ -50,8 +50,12 @@ pub(crate) struct GroupTracker {
     pub(crate) live: BTreeMap<String, LiveGroup>,
     /// Constructs under way by id.
     pub(crate) pending: BTreeMap<String, Pending>,
+    /// Invitations under way by id (`invite.rs`).
+    pub(crate) invites: BTreeMap<String, super::invite::Invitation>,
     /// The next context id this server assigns.
     next_context_id: u64,
+    /// Names invitations for their timers.
+    next_serial: u64,
 }
 
 impl Default for GroupTracker {
@@ -59,7 +63,9 @@ impl Default for GroupTracker {
         GroupTracker {
             live: BTreeMap::new(),
             pending: BTreeMap::new(),
+            invites: BTreeMap::new(),
             next_context_id: 1,
+            next_serial: 0,
         }
     }
 }
@@ -75,6 +81,12 @@ impl GroupTracker {
         }
         self.next_context_id = c + 1;
         c
+    }
+
+    /// A number no other invitation of this server has.
+    pub(crate) fn take_serial(&mut self) -> u64 {
+        self.next_serial += 1;
+        self.next_serial
     }
 
     /// The id this server proposes for a construct spanning nodes.
