@@ -25,7 +25,7 @@ use crate::worker::{defer, CPtr};
 ///
 /// # Safety
 /// `grp` NULL or a NUL-terminated string.
-unsafe fn id_in(grp: *const c_char) -> Result<String> {
+pub(super) unsafe fn id_in(grp: *const c_char) -> Result<String> {
     if grp.is_null() {
         return Err(Error::bad_param("group: the group id is NULL"));
     }
@@ -92,6 +92,21 @@ pub unsafe extern "C" fn PMIx_Group_construct(
             unsafe { construct_args(&c, grp, procs, nprocs, directives, ndirs) }?;
         c.group_construct(&id, &procs, &infos)
     });
+    // SAFETY: forwarded caller guarantee.
+    unsafe { results_out("PMIx_Group_construct", r, results, nresults) }
+}
+
+/// A blocking group call's answer: its status, and its results through
+/// `results` / `nresults` (freed here when either is NULL).
+///
+/// # Safety
+/// `results`, `nresults` NULL or writable.
+pub(super) unsafe fn results_out(
+    what: &str,
+    r: Result<GroupConstructed>,
+    results: *mut *mut pmix_info_t,
+    nresults: *mut usize,
+) -> pmix_status_t {
     match r {
         Ok(GroupConstructed {
             status: st,
@@ -110,7 +125,7 @@ pub unsafe extern "C" fn PMIx_Group_construct(
             }
             st.0
         }
-        Err(e) => status("PMIx_Group_construct", &Err(e)),
+        Err(e) => status(what, &Err(e)),
     }
 }
 
@@ -125,8 +140,10 @@ unsafe extern "C" fn release_results(cbdata: *mut c_void) {
     unsafe { array_free(PMIX_INFO, b.0.get().cast(), b.1) };
 }
 
-/// Reports a construct's outcome through `cbfunc` on the callback thread.
-fn info_done(
+/// Reports a construct's (invite's, join's) outcome through `cbfunc` on
+/// the callback thread.
+pub(super) fn info_done(
+    what: &'static str,
     cbfunc: pmix_info_cbfunc_t,
     cbdata: CPtr,
 ) -> impl FnOnce(Result<GroupConstructed>) + Send + 'static {
@@ -153,7 +170,7 @@ fn info_done(
                 });
             }
             Err(e) => {
-                let st = status("PMIx_Group_construct_nb", &Err(e));
+                let st = status(what, &Err(e));
                 // SAFETY: the caller's callback with its own data.
                 defer(move || unsafe {
                     cb(
@@ -191,7 +208,7 @@ pub unsafe extern "C" fn PMIx_Group_construct_nb(
     cbfunc: pmix_info_cbfunc_t,
     cbdata: *mut c_void,
 ) -> pmix_status_t {
-    let done = info_done(cbfunc, CPtr::new(cbdata));
+    let done = info_done("PMIx_Group_construct_nb", cbfunc, CPtr::new(cbdata));
     let r = role::client().and_then(|c| {
         // SAFETY: forwarded caller guarantee.
         let a = unsafe { construct_args(&c, grp, procs, nprocs, info, ninfo) }?;

@@ -107,10 +107,6 @@ fn entry_points_answer_not_supported_and_never_call_back() {
             PMIx_server_deregister_resources(n, 0, Some(op_cb), cbd),
             PMIx_Get_credential_nb(c, 0, Some(cred_cb), cbd),
             PMIx_Validate_credential_nb(ptr::null(), c, 0, Some(valid_cb), cbd),
-            PMIx_Group_invite_nb(s, p, 0, c, 0, Some(info_cb), cbd),
-            PMIx_Group_join_nb(s, p, 0, c, 0, Some(info_cb), cbd),
-            PMIx_Group_leave(s, c, 0),
-            PMIx_Group_leave_nb(s, c, 0, Some(op_cb), cbd),
             PMIx_server_define_process_set(p, 0, s),
             PMIx_server_delete_process_set(sm),
             PMIx_Fabric_register(ptr::null_mut(), c, 0),
@@ -176,10 +172,6 @@ fn entry_points_clear_their_outputs() {
     check(&mut |r, nr| unsafe { PMIx_Process_monitor(c, 0, c, 0, r, nr) });
     // SAFETY: as above.
     check(&mut |r, nr| unsafe { PMIx_Validate_credential(ptr::null(), c, 0, r, nr) });
-    // SAFETY: as above.
-    check(&mut |r, nr| unsafe { PMIx_Group_invite(ptr::null(), ptr::null(), 0, c, 0, r, nr) });
-    // SAFETY: as above.
-    check(&mut |r, nr| unsafe { PMIx_Group_join(ptr::null(), ptr::null(), 0, c, 0, r, nr) });
     // SAFETY: as above.
     check(&mut |r, nr| unsafe {
         let mut d = dangling::<pmix_device_distance_t>();

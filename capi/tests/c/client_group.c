@@ -11,7 +11,12 @@
  *    id (PMIX_INFO_QUALIFIER);
  *  - construct_nb over (nspace, WILDCARD) (the callback comes on a library
  *    thread, with the results and a release function); a fence over
- *    (group id, WILDCARD); destruct_nb.
+ *    (group id, WILDCARD); destruct_nb;
+ *  - invite / join / leave (4 ranks or more): rank 0 invites 1, 2, 3
+ *    (ranks 1, 2 accept once PMIX_GROUP_INVITED arrived, rank 3 declines):
+ *    the invite and the accepting joins return PMIX_ERR_PARTIAL_SUCCESS with
+ *    3 members, the decline PMIX_SUCCESS; rank 2 leaves (leave_nb), ranks
+ *    0 and 1 destruct.
  * With the argument "probe" it only reports what the first construct
  * answered ("rank R: construct status S") and passes whatever it was (the
  * same program under Open MPI's own PMIx).
@@ -50,6 +55,80 @@ static void op_cb(pmix_status_t status, void *cbdata)
     CHECK(cbdata == (void *) &cb_done);
     cb_status = status;
     atomic_fetch_add(&cb_done, 1);
+}
+
+static atomic_int invited;
+
+static void invited_cb(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void) id;
+    (void) status;
+    (void) source;
+    (void) info;
+    (void) ninfo;
+    (void) results;
+    (void) nresults;
+    atomic_fetch_add(&invited, 1);
+    if (NULL != cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static size_t count_members(pmix_info_t *results, size_t nresults)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nresults; i++) {
+        if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_MEMBERSHIP)
+            && PMIX_DATA_ARRAY == results[i].value.type)
+            n = results[i].value.data.darray->size;
+    }
+    return n;
+}
+
+static void invite_join_leave(uint32_t n)
+{
+    pmix_status_t code = PMIX_GROUP_INVITED;
+    CHECK(PMIx_Register_event_handler(&code, 1, NULL, 0, invited_cb, NULL, NULL) >= 0);
+    CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
+    pmix_info_t *results = NULL;
+    size_t nresults = 0;
+    CHECK_RC(PMIx_Group_join("c-nope", NULL, PMIX_GROUP_ACCEPT, NULL, 0, &results, &nresults),
+             PMIX_ERR_NOT_FOUND);
+    if (0 == me.rank) {
+        pmix_proc_t inv[3];
+        for (int r = 0; r < 3; r++)
+            PMIX_PROC_LOAD(&inv[r], me.nspace, r + 1);
+        CHECK_RC(PMIx_Group_invite("c-inv", inv, 3, NULL, 0, &results, &nresults),
+                 PMIX_ERR_PARTIAL_SUCCESS);
+        CHECK(3 == count_members(results, nresults));
+    } else if (me.rank <= 3) {
+        wait_for(&invited, 1, "the invitation");
+        pmix_proc_t leader;
+        PMIX_PROC_LOAD(&leader, me.nspace, 0);
+        if (3 == me.rank) {
+            CHECK_RC(PMIx_Group_join("c-inv", &leader, PMIX_GROUP_DECLINE, NULL, 0, &results,
+                                     &nresults),
+                     PMIX_SUCCESS);
+        } else {
+            CHECK_RC(PMIx_Group_join("c-inv", &leader, PMIX_GROUP_ACCEPT, NULL, 0, &results,
+                                     &nresults),
+                     PMIX_ERR_PARTIAL_SUCCESS);
+            CHECK(3 == count_members(results, nresults));
+        }
+    }
+    if (results)
+        PMIX_INFO_FREE(results, nresults);
+    if (2 == me.rank) {
+        CHECK_RC(PMIx_Group_leave_nb("c-inv", NULL, 0, op_cb, &cb_done), PMIX_SUCCESS);
+        wait_for(&cb_done, 3, "the leave callback");
+        CHECK_RC(cb_status, PMIX_SUCCESS);
+    }
+    /* the leave is done before the others destruct */
+    CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
+    if (me.rank <= 1)
+        CHECK_RC(PMIx_Group_destruct("c-inv", NULL, 0), PMIX_SUCCESS);
+    (void) n;
 }
 
 static uint32_t job_size(void)
@@ -154,6 +233,9 @@ int main(int argc, char **argv)
     wait_for(&cb_done, 2, "the destruct callback");
     CHECK_RC(cb_status, PMIX_SUCCESS);
     CHECK(cb_off_main);
+
+    if (n >= 4)
+        invite_join_leave(n);
 
     PMIX_PROC_FREE(procs, n);
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
