@@ -252,3 +252,15 @@ fn ompi5_abort_ends_the_job_with_mpiruns_status() {
 fn ompi5_crash_ends_the_job_with_mpiruns_status() {
     fails_like_mpirun("crash", 3, "rank 2");
 }
+
+/// MPI Sessions' `MPI_Comm_create_from_group`: Open MPI 5 builds each
+/// communicator with `PMIx_Group_construct` (context id and
+/// `PMIX_GROUP_LOCAL_CID` as group info), `PMIx_Group_destruct` and a
+/// qualified `PMIx_Get` per peer.
+#[test]
+fn ompi5_comm_create_from_group_under_pmixrun() {
+    expect_line(
+        "comm_from_group",
+        "comm_create_from_group 4 ranks, 3 communicators",
+    );
+}
