@@ -668,7 +668,7 @@ fn invite_scenario(c: &Client) {
             }
             println!("ok leader events");
         }
-        1 | 2 | 3 => {
+        1..=3 => {
             wait_for(Status::GROUP_INVITED);
             if r == 3 {
                 println!("dying {}", now_ms());

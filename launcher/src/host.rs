@@ -95,7 +95,7 @@ pub(crate) struct LauncherHost {
     store: DataStore,
     /// The next PMIx group context id (`PMIX_GROUP_ASSIGN_CONTEXT_ID`):
     /// one job, one node, so a counter is unique in the allocation.
-    next_context_id: std::sync::atomic::AtomicU64,
+    next_context_id: Mutex<u64>,
 }
 
 impl LauncherHost {
@@ -105,7 +105,7 @@ impl LauncherHost {
             nspace,
             events,
             store: DataStore::new(),
-            next_context_id: std::sync::atomic::AtomicU64::new(1),
+            next_context_id: Mutex::new(1),
         }
     }
 
@@ -142,11 +142,14 @@ impl Host for LauncherHost {
         if op != pmix_core::proto::group::op::CONSTRUCT || !wants {
             return done(Ok(Vec::new()));
         }
-        // ORDERING: Relaxed — a counter; each construct needs a distinct
-        // value only, nothing is published through it.
-        let c = self
-            .next_context_id
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let c = {
+            let mut n = self
+                .next_context_id
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            *n += 1;
+            *n - 1
+        };
         done(
             Info::new(
                 pmix_core::attrs::GROUP_CONTEXT_ID,

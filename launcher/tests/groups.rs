@@ -133,7 +133,7 @@ fn an_optional_construct_completes_with_who_arrived_as_partial_success() {
 /// up-calls.
 #[derive(Default)]
 struct CidHost {
-    calls: std::sync::atomic::AtomicU64,
+    calls: std::sync::Mutex<u64>,
 }
 
 impl Host for CidHost {
@@ -141,10 +141,11 @@ impl Host for CidHost {
         assert_eq!(op, pmix_core::proto::group::op::CONSTRUCT);
         assert!(pmix_core::info::find(info, attrs::GROUP_ASSIGN_CONTEXT_ID).is_some());
         assert_eq!(procs.len(), 4);
-        // ORDERING: Relaxed — a test counter.
-        let n = self
-            .calls
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = {
+            let mut c = self.calls.lock().unwrap();
+            *c += 1;
+            *c - 1
+        };
         done(Ok(vec![Info::new(
             attrs::GROUP_CONTEXT_ID,
             Value::Size(7000 + n),
@@ -168,7 +169,7 @@ fn the_host_assigns_the_context_id_when_it_can() {
         assert!(text(o).contains("cid 7000\n"), "{}", text(o));
     }
     // once per construct, from the server, not per member
-    assert_eq!(host.calls.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(*host.calls.lock().unwrap(), 1);
 }
 
 #[test]

@@ -152,15 +152,19 @@ pub(crate) fn invite(
                 Status::ERR_EXISTS,
                 format!("group invite: the id {id:?} is in use"),
             ))
-        } else if let Some(p) = invitees.iter().find(|p| reg.clients.get(p).is_none()) {
-            Some(Error::with_context(
-                Status::ERR_NOT_SUPPORTED,
-                format!(
-                    "group invite: {p:?} is not a process of this node (invitations are local)"
-                ),
-            ))
         } else {
-            None
+            invitees
+                .iter()
+                .find(|p| !reg.clients.contains_key(*p))
+                .map(|p| {
+                    Error::with_context(
+                        Status::ERR_NOT_SUPPORTED,
+                        format!(
+                            "group invite: {p:?} is not a process of this node (invitations \
+                             are local)"
+                        ),
+                    )
+                })
         };
         if let Some(e) = refused {
             drop(guard);

@@ -74,7 +74,7 @@ fn contributors(p: &Pending) -> Vec<pmix_core::Proc> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmix_core::{Nspace, Rank};
+    use pmix_core::{Nspace, Proc, Rank};
 
     fn proc(ns: &str, r: u32) -> Proc {
         Proc::from_parts(Nspace::new(ns).unwrap(), Rank(r))
