@@ -470,6 +470,11 @@ fn member_died(c: &Client) {
         Status::ERR_LOST_CONNECTION,
         "destruct without notify termination",
     );
+    // nobody finalizes before the others tried (a finalized member would
+    // be named instead of the dead one)
+    let live: Vec<Proc> = (0..3).map(|i| p(&me.nspace, i)).collect();
+    c.fence(&live, &[timeout(10)])
+        .unwrap_or_else(|e| fail(format!("fence of the survivors: {e}")));
 }
 
 fn timeout_scenario(c: &Client) {
@@ -545,6 +550,9 @@ fn leave_scenario(c: &Client) {
     }
     let every: Vec<Proc> = (0..3).map(|i| p(&ns, i)).collect();
     construct_ok(c, "l", &every, &[timeout(20)], &every);
+    // every member checked the group before rank 2 leaves it
+    c.fence(&[], &[])
+        .unwrap_or_else(|e| fail(format!("fence: {e}")));
     if r == 2 {
         c.group_leave("l", &[])
             .unwrap_or_else(|e| fail(format!("leave: {e}")));
