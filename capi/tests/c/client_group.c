@@ -170,6 +170,9 @@ int main(int argc, char **argv)
     pmix_info_t *results = NULL;
     size_t nresults = 0;
     pmix_status_t rc = PMIx_Group_construct("c-ompi5", procs, n, info, 2, &results, &nresults);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]); /* its copy of the group info */
+    PMIX_INFO_DESTRUCT(&grpinfo);
     printf("rank %u: construct status %s\n", me.rank, PMIx_Error_string(rc));
     fflush(stdout);
     if (probe) {
@@ -203,6 +206,8 @@ int main(int argc, char **argv)
         PMIX_INFO_SET_QUALIFIER(&q[1]);
         pmix_value_t *val = NULL;
         CHECK_RC(PMIx_Get(&procs[r], PMIX_GROUP_LOCAL_CID, q, 2, &val), PMIX_SUCCESS);
+        PMIX_INFO_DESTRUCT(&q[0]);
+        PMIX_INFO_DESTRUCT(&q[1]);
         CHECK(val && PMIX_SIZE == val->type && val->data.size == 100 + r);
         if (val)
             PMIX_VALUE_RELEASE(val);

@@ -63,7 +63,10 @@
 #include <unistd.h>
 
 #define NSPACE "twonode"
-#define NFENCES 3 /* the client's: collecting, plain, final */
+/* the client's: collecting, plain, then the group's construct (carrying
+ * the servers' contributions), fence over the group and destruct, final */
+#define NFENCES 6
+#define GROUP_CONSTRUCT_FENCE 2
 
 static int node; /* 0 = A, 1 = B */
 static const char *node_name(int n) { return 0 == n ? "A" : "B"; }
@@ -238,9 +241,13 @@ static pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_
                            void *cbdata)
 {
     int idx = atomic_fetch_add(&n_fence, 1);
-    /* the whole namespace: one proc, the wildcard rank */
-    if (1 != nprocs || NULL == procs || 0 != strcmp(procs[0].nspace, NSPACE) ||
-        PMIX_RANK_WILDCARD != procs[0].rank)
+    /* the whole namespace: one proc, the wildcard rank; or (the group's
+     * operations) both ranks by name */
+    bool whole = 1 == nprocs && NULL != procs && 0 == strcmp(procs[0].nspace, NSPACE) &&
+                 PMIX_RANK_WILDCARD == procs[0].rank;
+    bool both = 2 == nprocs && NULL != procs && 0 == strcmp(procs[0].nspace, NSPACE) &&
+                0 == strcmp(procs[1].nspace, NSPACE) && 0 == procs[0].rank && 1 == procs[1].rank;
+    if (!whole && !both)
         atomic_fetch_add(&bad_fence_procs, 1);
     if (idx < NFENCES) {
         own_sizes[idx] = ndata;
@@ -756,16 +763,21 @@ static void run_node(const char *base, const char *client)
     CHECK(2 == atomic_load(&n_finalized) + atomic_load(&peer_finalized));
     CHECK(0 == atomic_load(&n_abort));
     CHECK(0 == atomic_load(&bad_object));
-    /* three fences, each with one fence_nb, never two at once */
+    /* six fences, each with one fence_nb, never two at once */
     CHECK(NFENCES == atomic_load(&n_fence));
     CHECK(NFENCES == atomic_load(&n_fence_done));
     CHECK(0 == atomic_load(&fence_overlap));
     CHECK(0 == atomic_load(&bad_fence_procs));
     CHECK(0 == npeer_blobs);
-    /* the collecting fence carries both blobs, the others none */
+    /* the collecting fence carries both blobs, the group construct both
+     * servers' contributions, the others none */
     CHECK(collect_seen[0] && own_sizes[0] > 0 && !own_null[0] && peer_sizes[0] > 0);
-    for (int i = 1; i < NFENCES; i++)
-        CHECK(!collect_seen[i] && 0 == own_sizes[i] && 0 == peer_sizes[i]);
+    for (int i = 1; i < NFENCES; i++) {
+        if (GROUP_CONSTRUCT_FENCE == i)
+            CHECK(!collect_seen[i] && own_sizes[i] > 0 && peer_sizes[i] > 0);
+        else
+            CHECK(!collect_seen[i] && 0 == own_sizes[i] && 0 == peer_sizes[i]);
+    }
     /* two direct modex each way: "early" (held on node B until the first
      * commit there) and "late" of the peer, nothing else */
     CHECK(1 == atomic_load(&n_connect));

@@ -17,7 +17,14 @@
  *    node;
  *  - then PMIx_Connect over the namespace (through the hosts' connect
  *    slots): the group's name and this rank in it, its JOB_SIZE, the peer's
- *    "late" through the group address; then PMIx_Disconnect.
+ *    "late" through the group address; then PMIx_Disconnect;
+ *  - then PMIx_Group_construct of "two-nodes" over [rank 1, rank 0] with
+ *    PMIX_GROUP_ASSIGN_CONTEXT_ID and PMIX_GROUP_INFO {LOCAL_CID: 200 +
+ *    rank}: the servers exchange their contributions through the hosts'
+ *    fence_nb; the group ranks follow the given order, both nodes reach the
+ *    same context id (the peer's LOCAL_CID qualified by it is found), a
+ *    fence over (group, WILDCARD) and a get through (group, 0) work; then
+ *    PMIx_Group_destruct (another host fence).
  *
  * A last fence keeps both ranks (and so both clients' data) alive until
  * each has read the other's, as MPI_Finalize's barrier does.
@@ -192,7 +199,63 @@ int main(void)
     check_string(&val, want, "peer late through the group");
     CHECK_RC(PMIx_Disconnect(&wild, 1, NULL, 0), PMIX_SUCCESS);
 
-    /* 4. both ranks have read each other's data before either leaves */
+    /* 4. a PMIx group across the two nodes */
+    {
+        pmix_proc_t order[2];
+        PMIX_PROC_LOAD(&order[0], me.nspace, 1);
+        PMIX_PROC_LOAD(&order[1], me.nspace, 0);
+        bool assign = true;
+        size_t lcid = 200 + me.rank;
+        pmix_info_t gi;
+        PMIX_INFO_LOAD(&gi, PMIX_GROUP_LOCAL_CID, &lcid, PMIX_SIZE);
+        pmix_data_array_t da = {.type = PMIX_INFO, .size = 1, .array = &gi};
+        pmix_info_t ginfo[2];
+        PMIX_INFO_LOAD(&ginfo[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &assign, PMIX_BOOL);
+        PMIX_INFO_LOAD(&ginfo[1], PMIX_GROUP_INFO, &da, PMIX_DATA_ARRAY);
+        pmix_info_t *results = NULL;
+        size_t nresults = 0;
+        CHECK_RC(PMIx_Group_construct("two-nodes", order, 2, ginfo, 2, &results, &nresults),
+                 PMIX_SUCCESS);
+        PMIX_INFO_DESTRUCT(&ginfo[0]);
+        PMIX_INFO_DESTRUCT(&ginfo[1]); /* its copy of the group info */
+        PMIX_INFO_DESTRUCT(&gi);
+        size_t cid = 0;
+        int have_cid = 0;
+        pmix_rank_t grank = PMIX_RANK_UNDEF;
+        for (size_t i = 0; i < nresults; i++) {
+            if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_CONTEXT_ID)
+                && PMIX_SIZE == results[i].value.type) {
+                cid = results[i].value.data.size;
+                have_cid = 1;
+            }
+            if (PMIX_CHECK_KEY(&results[i], PMIX_RANK)
+                && PMIX_PROC_RANK == results[i].value.type)
+                grank = results[i].value.data.rank;
+        }
+        CHECK(have_cid);
+        CHECK(grank == 1 - me.rank);
+        if (results)
+            PMIX_INFO_FREE(results, nresults);
+        pmix_info_t q[1];
+        PMIX_INFO_LOAD(&q[0], PMIX_GROUP_CONTEXT_ID, &cid, PMIX_SIZE);
+        PMIX_INFO_SET_QUALIFIER(&q[0]);
+        val = NULL;
+        CHECK_RC(PMIx_Get(&peer, PMIX_GROUP_LOCAL_CID, q, 1, &val), PMIX_SUCCESS);
+        PMIX_INFO_DESTRUCT(&q[0]);
+        CHECK(NULL != val && PMIX_SIZE == val->type && val->data.size == 200 + other);
+        if (NULL != val)
+            PMIX_VALUE_RELEASE(val);
+        pmix_proc_t gp;
+        PMIX_PROC_LOAD(&gp, "two-nodes", PMIX_RANK_WILDCARD);
+        CHECK_RC(PMIx_Fence(&gp, 1, NULL, 0), PMIX_SUCCESS);
+        PMIX_PROC_LOAD(&gp, "two-nodes", 0);
+        val = NULL;
+        CHECK_RC(PMIx_Get(&gp, "late", NULL, 0, &val), PMIX_SUCCESS);
+        check_string(&val, "late-of-1", "rank 1's late through the group");
+        CHECK_RC(PMIx_Group_destruct("two-nodes", NULL, 0), PMIX_SUCCESS);
+    }
+
+    /* 5. both ranks have read each other's data before either leaves */
     fence(false);
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
 
