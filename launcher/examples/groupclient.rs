@@ -15,7 +15,8 @@
 //!   once, then a get of every peer's `PMIX_GROUP_LOCAL_CID` qualified by
 //!   the context id; prints `cid <n>`.
 //! - `kill` (4 ranks): rank 3 prints `dying <unix-ms>` and SIGKILLs itself;
-//!   the others construct over the job and print `failed <status> <unix-ms>`.
+//!   the others construct over the job and print `failed <status> <unix-ms>`,
+//!   and hear `PMIX_GROUP_INVITE_FAILED` naming rank 3.
 //! - `memberdied` (4 ranks): all construct "t" with
 //!   `PMIX_GROUP_NOTIFY_TERMINATION` and "u" without; rank 3 prints
 //!   `dying <unix-ms>` and SIGKILLs itself; the others print `member failed
@@ -40,7 +41,7 @@
 //!   `NOT_FOUND`.
 //! - `optional` (4 ranks): rank 3 leaves at once; the others construct
 //!   with `PMIX_GROUP_OPTIONAL` and get `PMIX_ERR_PARTIAL_SUCCESS` with
-//!   ranks 0–2.
+//!   ranks 0–2, and `PMIX_GROUP_MEMBERSHIP_UPDATE` with them.
 
 use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
@@ -412,10 +413,30 @@ fn kill_scenario(c: &Client) {
         std::thread::sleep(Duration::from_secs(30));
         fail("still alive".into());
     }
+    let heard = Arc::new(Mutex::new(Vec::<u32>::new()));
+    let h2 = Arc::clone(&heard);
+    c.register_event_handler(&[Status::GROUP_INVITE_FAILED], &[], move |e, done| {
+        if let Some(Value::Proc(p)) =
+            pmix_core::info::find(e.info, attrs::EVENT_AFFECTED_PROC).map(|i| i.value.clone())
+        {
+            h2.lock().unwrap().push(p.rank.0);
+        }
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
     match c.group_construct("k", &[wild(&me.nspace)], &[timeout(20)]) {
         Err(e) => println!("failed {} {}", e.status().0, now_ms()),
         Ok(x) => fail(format!("construct succeeded without rank 3: {x:?}")),
     }
+    let end = Instant::now() + Duration::from_secs(5);
+    while heard.lock().unwrap().is_empty() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let got = heard.lock().unwrap().clone();
+    check(got == vec![3], || {
+        format!("PMIX_GROUP_INVITE_FAILED about {got:?}")
+    });
+    println!("ok invite failed");
 }
 
 fn member_died(c: &Client) {
@@ -723,6 +744,17 @@ fn optional(c: &Client) {
         println!("ok leaving");
         std::process::exit(0);
     }
+    let update = Arc::new(Mutex::new(None::<Vec<Proc>>));
+    let u2 = Arc::clone(&update);
+    c.register_event_handler(&[Status::GROUP_MEMBERSHIP_UPDATE], &[], move |e, done| {
+        if let Some(Value::DataArray(a)) =
+            pmix_core::info::find(e.info, attrs::GROUP_MEMBERSHIP).map(|i| i.value.clone())
+        {
+            *u2.lock().unwrap() = a.procs().ok().map(|v| v.into_iter().cloned().collect());
+        }
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
     std::thread::sleep(Duration::from_millis(500));
     let g = c
         .group_construct(
@@ -738,6 +770,15 @@ fn optional(c: &Client) {
     check(membership(&g) == want, || {
         format!("members {:?}", membership(&g))
     });
+    let end = Instant::now() + Duration::from_secs(5);
+    while update.lock().unwrap().is_none() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let got = update.lock().unwrap().clone();
+    check(got.as_ref() == Some(&want), || {
+        format!("membership update {got:?}")
+    });
+    println!("ok membership update");
     c.group_destruct("opt", &[timeout(10)])
         .unwrap_or_else(|e| fail(format!("destruct: {e}")));
     println!("ok optional");

@@ -110,6 +110,7 @@ fn a_member_killed_before_construct_fails_the_others_within_a_second() {
             "failed {after} ms after the death: {}",
             text(o)
         );
+        assert!(text(o).contains("ok invite failed"), "{}", text(o));
     }
     assert!(server.groups().is_empty());
 }
@@ -125,6 +126,7 @@ fn an_optional_construct_completes_with_who_arrived_as_partial_success() {
     for o in &outs[..3] {
         assert!(o.status.success(), "{}", text(o));
         assert!(text(o).contains("ok optional"), "{}", text(o));
+        assert!(text(o).contains("ok membership update"), "{}", text(o));
     }
     assert!(server.groups().is_empty());
 }

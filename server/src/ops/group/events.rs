@@ -1,7 +1,10 @@
 //! The events the group machinery raises at local members (CUSTOM range
 //! to the processes concerned): `PMIX_GROUP_MEMBER_FAILED` when a member
 //! of a group made with `PMIX_GROUP_NOTIFY_TERMINATION` dies,
-//! `PMIX_GROUP_LEFT` when a member leaves.
+//! `PMIX_GROUP_LEFT` when a member leaves, `PMIX_GROUP_INVITE_FAILED` when
+//! a member is gone before a construct completed (to the leader, else to
+//! every participant that called), `PMIX_GROUP_MEMBERSHIP_UPDATE` when an
+//! optional construct completed without some members.
 
 use std::sync::Arc;
 
@@ -39,6 +42,40 @@ fn about(inner: &Arc<Inner>, status: Status, gone: &Proc, id: &str, members: &[P
     .filter_map(Result::ok)
     .collect();
     if let Err(e) = host_notify(inner, status, Some(gone), DataRange::CUSTOM, &info) {
+        inner.log(format_args!("group {id}: event {status} not raised: {e}"));
+    }
+}
+
+/// `PMIX_GROUP_INVITE_FAILED` about `gone` (it left before construct `id`
+/// completed) to `targets`.
+pub(super) fn invite_failed(inner: &Arc<Inner>, gone: &Proc, id: &str, targets: Vec<Proc>) {
+    let mut all = targets;
+    all.push(gone.clone());
+    about(inner, Status::GROUP_INVITE_FAILED, gone, id, &all);
+}
+
+/// `PMIX_GROUP_MEMBERSHIP_UPDATE` with the final `members` of group `id`,
+/// to them.
+pub(super) fn membership_update(inner: &Arc<Inner>, id: &str, members: &[Proc]) {
+    let Some(first) = members.first() else {
+        return;
+    };
+    let info: Vec<Info> = [
+        Info::new(attrs::GROUP_ID, id),
+        Info::new(
+            attrs::GROUP_MEMBERSHIP,
+            Value::DataArray(Box::new(DataArray::from_procs(members.to_vec()))),
+        ),
+        Info::new(
+            attrs::EVENT_CUSTOM_RANGE,
+            Value::DataArray(Box::new(DataArray::from_procs(members.to_vec()))),
+        ),
+    ]
+    .into_iter()
+    .filter_map(Result::ok)
+    .collect();
+    let status = Status::GROUP_MEMBERSHIP_UPDATE;
+    if let Err(e) = host_notify(inner, status, Some(first), DataRange::CUSTOM, &info) {
         inner.log(format_args!("group {id}: event {status} not raised: {e}"));
     }
 }

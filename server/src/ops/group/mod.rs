@@ -188,7 +188,10 @@ pub(crate) fn construct(
     };
     match step {
         Contributed::Refused(to, why) => {
-            to.send(&Reply::error(&refusal_error(inner, &why, to.proc())))
+            if let Refusal::Departed(gone) = &why {
+                events::invite_failed(inner, gone, &id, vec![to.proc().clone()]);
+            }
+            to.send(&Reply::error(&refusal_error(inner, &why, to.proc())));
         }
         Contributed::Waiting(_) => {}
         Contributed::Complete(ep) => complete(inner, ep),
@@ -292,8 +295,31 @@ pub(crate) fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
                  the operation is over for every member",
             ),
         ),
-        Ended::Aborted(ep, gone) => fail(&ep, gone_error(inner, &gone)),
+        Ended::Aborted(ep, gone) => {
+            if let Kind::GroupConstruct(id) = &ep.key.kind {
+                let targets = failure_targets(inner, id, &ep);
+                events::invite_failed(inner, &gone, id, targets);
+            }
+            fail(&ep, gone_error(inner, &gone));
+        }
         Ended::Complete(ep) => complete(inner, ep),
+    }
+}
+
+/// Who hears that a member of construct `id` is gone: its
+/// `PMIX_GROUP_LEADER` when one declared itself, else every participant
+/// that called.
+fn failure_targets(inner: &Inner, id: &str, ep: &Episode<ReplyTo>) -> Vec<Proc> {
+    let st = inner.state.lock();
+    let leader = st
+        .groups
+        .pending
+        .get(id)
+        .and_then(|p| p.parts.iter().find(|(_, part)| part.leader))
+        .map(|(who, _)| who.clone());
+    match leader {
+        Some(l) => vec![l],
+        None => ep.contributed.iter().map(|(p, _)| p.clone()).collect(),
     }
 }
 
@@ -545,6 +571,7 @@ pub(super) fn register(
         inner.state.lock().groups.live.remove(id);
         return answer(&Reply::error(&e));
     }
+    let update = partial.then(|| members.clone());
     let r = Reply {
         status: Status::SUCCESS,
         value: Some(encode_outcome(&Outcome {
@@ -555,4 +582,7 @@ pub(super) fn register(
         message: String::new(),
     };
     answer(&r);
+    if let Some(m) = update {
+        events::membership_update(inner, id, &m);
+    }
 }
