@@ -122,13 +122,18 @@ impl Forwarders {
     /// children are gone. A stream a leftover grandchild still holds open
     /// never ends: a forwarder that has waited for input for `idle` with no
     /// child left to write is abandoned (it dies with the process).
+    ///
+    /// The idle time counts from this call at the earliest: a forwarder
+    /// that has waited long for input while its child was alive may not
+    /// have been scheduled yet to read the child's last lines.
     pub fn finish(self, idle: Duration) {
+        let children_gone = Instant::now();
         loop {
             let now = Instant::now();
             let pending = lock(&self.phases).iter().any(|p| match p {
                 Phase::Done => false,
                 Phase::Writing => true,
-                Phase::Reading(since) => now.duration_since(*since) < idle,
+                Phase::Reading(since) => now.duration_since((*since).max(children_gone)) < idle,
             });
             if !pending {
                 break;
@@ -181,6 +186,42 @@ mod tests {
     fn tags_look_like_open_mpi() {
         assert_eq!(tag(0, Sink::Stdout), "[1,0]<stdout>: ");
         assert_eq!(tag(12, Sink::Stderr), "[1,12]<stderr>: ");
+    }
+
+    /// A child that was silent for longer than the idle time, then wrote
+    /// its last line and exited: its forwarder is late to read it (not
+    /// scheduled yet). `finish` waits for that line.
+    #[test]
+    fn a_line_written_after_a_long_silence_is_not_abandoned() {
+        struct LateLine {
+            go: std::sync::mpsc::Receiver<()>,
+            sent: bool,
+        }
+        impl Read for LateLine {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.sent {
+                    return Ok(0);
+                }
+                let _ = self.go.recv();
+                std::thread::sleep(Duration::from_millis(100));
+                self.sent = true;
+                let line = b"last line\n";
+                buf[..line.len()].copy_from_slice(line);
+                Ok(line.len())
+            }
+        }
+        let (tx, go) = std::sync::mpsc::channel();
+        let mut f = Forwarders::new();
+        f.spawn(LateLine { go, sent: false }, Sink::Stderr, None, "t".into())
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        tx.send(()).unwrap();
+        let t = Instant::now();
+        f.finish(Duration::from_millis(250));
+        assert!(
+            t.elapsed() >= Duration::from_millis(90),
+            "finish gave up on a forwarder holding the child's last line"
+        );
     }
 
     #[test]
