@@ -33,6 +33,7 @@
 pub mod attrs;
 pub mod codec;
 pub mod codes;
+pub mod envar;
 pub mod event;
 pub mod info;
 pub mod proc;
