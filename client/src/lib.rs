@@ -23,6 +23,7 @@ mod lost;
 mod peers;
 mod resolve;
 mod services;
+mod spawn;
 
 pub use event::{Event, EventCompletion, ProcessEvents};
 pub use log::log_to_stdio;
