@@ -194,13 +194,26 @@ impl EnvEdits {
         app: &[Info],
         base: impl Fn(&str) -> Option<String>,
     ) -> Result<EnvEdits> {
+        EnvEdits::new().with_directives(job, app, base)
+    }
+
+    /// These edits followed by the `job` directives then the `app`
+    /// directives (a launcher's own settings first, then a spawn's).
+    ///
+    /// # Errors
+    /// As [`for_app`](Self::for_app); nothing is applied then.
+    pub fn with_directives(
+        mut self,
+        job: &[Info],
+        app: &[Info],
+        base: impl Fn(&str) -> Option<String>,
+    ) -> Result<EnvEdits> {
         let job = EnvDirective::collect(job)?;
         let app = EnvDirective::collect(app)?;
-        let mut edits = EnvEdits::new();
         for d in job.iter().chain(&app) {
-            edits.apply(d, &base);
+            self.apply(d, &base);
         }
-        Ok(edits)
+        Ok(self)
     }
 
     /// The current value of `name`: the edited one, else the base's.

@@ -77,16 +77,21 @@
 //! A program that never connects to the server (`/bin/echo`) is not a PMIx
 //! client and is judged only by its exit status.
 
+mod children;
 mod cli;
+mod failure;
 mod host;
 mod job;
+mod launch;
 mod output;
 mod pubsub;
 mod session_dir;
+mod spawn;
 mod watchdog;
 
 pub use cli::{parse_args, Export, Options, UsageError, MAX_NP, USAGE};
 pub use job::{run, EXIT_INTERNAL, EXIT_NOEXEC, EXIT_TIMEOUT};
+pub use spawn::DEFAULT_SPAWN_SLOTS;
 
 /// Exit status of a usage error.
 pub const EXIT_USAGE: i32 = 2;

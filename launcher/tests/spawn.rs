@@ -1,0 +1,129 @@
+//! `PMIx_Spawn` through `pmixrun` with real processes
+//! (`examples/spawnclient.rs`): environment directives, `PMIX_PARENT_ID`,
+//! errors to the spawner, `PMIX_EVENT_JOB_END`, and sessions whose spawned
+//! children die at once.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{example, text};
+
+fn pmixrun(pre: &[&str], args: &[&str], env: &[(&str, &str)]) -> (Output, Duration) {
+    let t0 = Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "60"])
+        .args(pre)
+        .arg(example("spawnclient"))
+        .args(args)
+        .envs(env.iter().copied())
+        .env_remove("T_SET")
+        .env_remove("T_ADD")
+        .env_remove("T_NEW")
+        .env_remove("T_APPENV")
+        .output()
+        .unwrap();
+    (o, t0.elapsed())
+}
+
+fn no_fail(o: &Output) {
+    assert!(!text(o).contains("FAIL"), "{}", text(o));
+}
+
+#[test]
+fn spawned_children_get_the_directives_in_order_and_their_parent() {
+    let (o, _) = pmixrun(
+        &[
+            "-n",
+            "2",
+            "--tag-output",
+            "-x",
+            "T_X=fromx",
+            "-x",
+            "T_XKEEP=fromx",
+        ],
+        &["parent_env"],
+        &[("T_KEEP", "base"), ("T_PATH", "/base"), ("T_GONE", "x")],
+    );
+    no_fail(&o);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("[1,0]<stdout>: ok spawned"), "{out}");
+    // The children's output is forwarded and tagged with their job.
+    assert!(
+        out.contains("[2,0]<stdout>: ok child 0 env parent"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[2,1]<stdout>: ok child 1 env parent"),
+        "{out}"
+    );
+    assert!(out.contains("[1,0]<stdout>: ok job end"), "{out}");
+}
+
+#[test]
+fn spawn_errors_reach_the_spawner_within_its_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_exec = dir.path().join("not-executable");
+    std::fs::write(&not_exec, "#!/bin/sh\nexit 0\n").unwrap();
+    let token = format!("pmixrs-partial-{}", std::process::id());
+    let (o, took) = pmixrun(
+        &["-n", "1", "--spawn-slots", "3"],
+        &["parent_errors", not_exec.to_str().unwrap(), &token],
+        &[],
+    );
+    no_fail(&o);
+    assert!(o.status.success(), "{}", text(&o));
+    for what in [
+        "ok missing:",
+        "ok missing in PATH:",
+        "ok not executable:",
+        "ok zero procs:",
+        "ok no apps:",
+        "ok over the limit:",
+        "ok bad wdir:",
+        "ok partial:",
+        "ok partial job gone",
+        "after errors",
+    ] {
+        assert!(text(&o).contains(what), "{what}\n{}", text(&o));
+    }
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
+fn a_failed_child_job_sends_job_end_with_its_status_and_sets_the_exit_status() {
+    let (o, _) = pmixrun(&["-n", "1"], &["parent_exit", "3"], &[]);
+    no_fail(&o);
+    let out = text(&o);
+    assert!(out.contains("ok job end"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "status {} code 3",
+            pmix_core::Status::ERR_JOB_NON_ZERO_TERM.0
+        )),
+        "{out}"
+    );
+    // The parent finished normally; the child job's failure still decides
+    // pmixrun's status.
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(out.contains("of spawned job 2"), "{out}");
+}
+
+#[test]
+fn children_that_die_at_once_never_leave_the_parent_waiting() {
+    // Without PMIX_NOTIFY_COMPLETION the session ends (the parent sleeps
+    // for 600 s otherwise).
+    let (o, took) = pmixrun(&["-n", "2"], &["parent_exit_no_notify", "5"], &[]);
+    no_fail(&o);
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o));
+    assert!(took < Duration::from_secs(20), "{took:?}\n{}", text(&o));
+    // With it, the event comes even when the children are gone before the
+    // spawn's answer.
+    for _ in 0..3 {
+        let (o, _) = pmixrun(&["-n", "1"], &["parent_exit", "4"], &[]);
+        no_fail(&o);
+        assert!(text(&o).contains("ok job end"), "{}", text(&o));
+        assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    }
+}
