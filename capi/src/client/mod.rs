@@ -34,6 +34,7 @@ mod job_control;
 mod log;
 mod pubsub;
 mod resolve;
+mod spawn;
 
 pub use data::*;
 pub use fence::*;
@@ -42,3 +43,4 @@ pub use job_control::*;
 pub use log::*;
 pub use pubsub::*;
 pub use resolve::*;
+pub use spawn::*;

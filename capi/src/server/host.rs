@@ -17,12 +17,12 @@ use parking_lot::{RwLock, RwLockReadGuard};
 use std::ptr;
 
 use pmix_core::proto::PData;
-use pmix_core::{DataRange, Error, Info, Proc, Result, Status};
+use pmix_core::{App, DataRange, Error, Info, Nspace, Proc, Result, Status};
 use pmix_server::{Completion, Host};
 
 use crate::cdata::array_free;
 use crate::cmem;
-use crate::convert::{bytes_in, infos_out_where, pdata_from_c, proc_to_c, procs_to_c};
+use crate::convert::{apps_to_c, bytes_in, infos_out_where, pdata_from_c, proc_to_c, procs_to_c};
 use crate::types::*;
 
 /// The C module and the `server_object` of each registered client.
@@ -47,6 +47,9 @@ struct Keep {
     ninfo: usize,
     /// A NULL-terminated key list (lookup, unpublish).
     keys: *mut *mut c_char,
+    /// The apps of a spawn.
+    apps: *mut pmix_app_t,
+    napps: usize,
 }
 
 impl Keep {
@@ -56,6 +59,8 @@ impl Keep {
             info: ptr::null_mut(),
             ninfo: 0,
             keys: ptr::null_mut(),
+            apps: ptr::null_mut(),
+            napps: 0,
         }
     }
 
@@ -67,6 +72,8 @@ impl Keep {
             info: ci,
             ninfo: ni,
             keys: ptr::null_mut(),
+            apps: ptr::null_mut(),
+            napps: 0,
         };
         if keep.procs.is_null() {
             return Err(cmem::nomem());
@@ -91,6 +98,10 @@ impl Drop for Keep {
         if !self.keys.is_null() {
             // SAFETY: made by `argv_from_strs`, no longer used by the host.
             unsafe { cmem::argv_free(self.keys) };
+        }
+        if !self.apps.is_null() {
+            // SAFETY: made by `apps_to_c` with `napps` entries.
+            unsafe { array_free(PMIX_APP, self.apps.cast(), self.napps) };
         }
     }
 }
@@ -225,6 +236,28 @@ unsafe extern "C" fn lookup_cb(
     let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<PData>>>()) };
     // SAFETY: NULL or `ndata` valid pdata (caller guarantee).
     let r = status_result(st).and_then(|()| unsafe { pdata_from_c(data, ndata) });
+    (p.done)(r);
+}
+
+/// The host's spawn answer: the new namespace (copied before completing).
+///
+/// # Safety
+/// `cbdata` is the `Pending<Nspace>` given to the spawn slot, used once;
+/// `nspace` NULL or NUL-terminated.
+unsafe extern "C" fn spawn_cb(st: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
+    // SAFETY: the box `CHost::spawn` leaked for this call (caller
+    // guarantee).
+    let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Nspace>>()) };
+    let r = status_result(st).and_then(|()| {
+        // SAFETY: NULL or NUL-terminated (caller guarantee).
+        match unsafe { cmem::c_string(nspace) }? {
+            Some(ns) if !ns.is_empty() => Nspace::new(ns),
+            _ => Err(Error::with_context(
+                Status::ERR_BAD_PARAM,
+                "the host's spawn succeeded without a namespace",
+            )),
+        }
+    });
     (p.done)(r);
 }
 
@@ -373,9 +406,7 @@ impl Host for CHost {
         };
         let keep = Keep {
             procs: procs_out(procs),
-            info: ptr::null_mut(),
-            ninfo: 0,
-            keys: ptr::null_mut(),
+            ..Keep::none()
         };
         let (pp, np) = (
             keep.procs,
@@ -415,6 +446,8 @@ impl Host for CHost {
             info: ci,
             ninfo: ni,
             keys: ptr::null_mut(),
+            apps: ptr::null_mut(),
+            napps: 0,
         };
         let (pp, np) = (
             keep.procs,
@@ -462,6 +495,8 @@ impl Host for CHost {
             info: ci,
             ninfo: ni,
             keys: ptr::null_mut(),
+            apps: ptr::null_mut(),
+            napps: 0,
         };
         let pp = keep.procs;
         if pp.is_null() {
@@ -541,6 +576,48 @@ impl Host for CHost {
         unsafe {
             f(pp, ci, ni, dirs, ndirs, Some(op_cb), raw.cast());
             array_free(PMIX_INFO, dirs.cast(), ndirs);
+        }
+    }
+
+    /// The spawn slot (`pmix_server_spawn_fn_t`) with C copies of the
+    /// requestor, the job info and the apps; the host answers through
+    /// `spawn_cb` with the new namespace. A slot that returns without
+    /// calling back (any status but `PMIX_SUCCESS`) fails the spawn with
+    /// that status (`PMIX_OPERATION_SUCCEEDED` too: there is no namespace
+    /// without the callback).
+    fn spawn(&self, requestor: &Proc, job_info: &[Info], apps: &[App], done: Completion<Nspace>) {
+        let m = self.module();
+        let Some(f) = m.spawn else {
+            return done(Err(not_supported("spawn")));
+        };
+        let mut keep = match Keep::request(requestor, job_info, None) {
+            Ok(k) => k,
+            Err(e) => return done(Err(e)),
+        };
+        match apps_to_c(apps) {
+            Ok(a) => {
+                keep.apps = a;
+                keep.napps = apps.len();
+            }
+            Err(e) => return done(Err(e)),
+        }
+        let (pp, ci, ni, ap, na) = (keep.procs, keep.info, keep.ninfo, keep.apps, keep.napps);
+        let raw = Box::into_raw(Box::new(Pending { done, _keep: keep }));
+        // SAFETY: the slot's contract; the copies live in the box until
+        // the callback reclaims it.
+        let rc = unsafe { f(pp, ci, ni, ap, na, Some(spawn_cb), raw.cast()) };
+        if rc != PMIX_SUCCESS {
+            // SAFETY: no callback will come: the box is still ours.
+            let p = unsafe { Box::from_raw(raw) };
+            let st = if rc == PMIX_OPERATION_SUCCEEDED {
+                Status::ERR_BAD_PARAM
+            } else {
+                Status(rc)
+            };
+            (p.done)(Err(Error::with_context(
+                st,
+                format!("the host's spawn returned {}", Status(rc)),
+            )));
         }
     }
 
