@@ -385,12 +385,18 @@ const OMPI_CLIENT_IMPORTS: [&str; 35] = [
 /// Compiles `tests/c/<name>.c` against Debian's headers and our drop-in;
 /// `None` (after a SKIP) without the headers.
 fn client_program(name: &str) -> Option<(PathBuf, PathBuf, Vec<String>)> {
+    client_program_in(name, name)
+}
+
+/// [`client_program`] in the scratch directory `dir_name` (tests of one
+/// program that run in parallel).
+fn client_program_in(name: &str, dir_name: &str) -> Option<(PathBuf, PathBuf, Vec<String>)> {
     let Some(mut cflags) = pmix_cflags() else {
         skip("pmix.h (package libpmix-dev)");
         return None;
     };
     cflags.push("-pthread".into());
-    let dir = workdir(name);
+    let dir = workdir(dir_name);
     let lib = our_lib(&dir);
     let exe = compile(
         &source(&format!("{name}.c")),
@@ -540,6 +546,69 @@ fn clients_publish_look_up_and_resolve_peers_under_pmixrun() {
     );
     expect_ok(&ran, "client_pubsub under pmixrun -n 4");
     expect_all_passed(&ran, "client_pubsub", 4);
+}
+
+/// `client_spawn.c` under `pmixrun -n 2` (with `CS_PATH=/base` and
+/// `CS_GONE` in pmixrun's environment): every check of the parents and of
+/// the two spawned children passed, and the children's output came
+/// through pmixrun. `valgrind`: the parent (rank 0 spawns) runs under
+/// valgrind.
+fn run_client_spawn(valgrind: bool) {
+    if valgrind && !have("valgrind") {
+        skip("valgrind");
+        return;
+    }
+    let tag = if valgrind {
+        "valgrind-spawn"
+    } else {
+        "client_spawn"
+    };
+    let Some((dir, lib, exe)) = client_program_in("client_spawn", tag) else {
+        return;
+    };
+    let mut cmd: Vec<String> = Vec::new();
+    if valgrind {
+        cmd.extend(
+            [
+                "valgrind",
+                "--error-exitcode=99",
+                "--leak-check=full",
+                "--show-leak-kinds=definite",
+                "--errors-for-leak-kinds=definite",
+                "-q",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+    }
+    cmd.extend(exe);
+    let mut c = Command::new(pmixrun());
+    c.env("LD_LIBRARY_PATH", &lib)
+        .env("CS_PATH", "/base")
+        .env("CS_GONE", "x")
+        .args(["--timeout", "240", "-n", "2"])
+        .args(&cmd);
+    let ran = run(c, &dir, tag, Duration::from_secs(300));
+    expect_ok(&ran, tag);
+    expect_all_passed(&ran, "client_spawn", 2);
+    expect_all_passed(&ran, "client_spawn-child", 2);
+    if valgrind {
+        assert!(
+            !ran.stderr.contains("=="),
+            "valgrind reported:\n{}",
+            ran.stderr
+        );
+    }
+}
+
+#[test]
+fn client_spawns_with_environment_directives_under_pmixrun() {
+    run_client_spawn(false);
+}
+
+#[test]
+fn client_spawn_is_clean_under_valgrind() {
+    run_client_spawn(true);
 }
 
 #[test]
