@@ -14,8 +14,13 @@
  *    thread, NULL namespace); a spawn with maxprocs 0 is
  *    PMIX_ERR_BAD_PARAM.
  *
- * Usage: client_spawn            (parent, every rank of the first job)
- *        client_spawn child NS   (spawned, NS = the parent's namespace)
+ *  - with "connect": parent rank 0 and the children PMIx_Connect over
+ *    {parent rank 0, the child namespace} (the way Open MPI's
+ *    MPI_Comm_spawn joins them), then each reads a key the other side
+ *    committed before (across namespaces), then PMIx_Disconnect.
+ *
+ * Usage: client_spawn [connect]          (parent, every rank of the first job)
+ *        client_spawn child NS [connect] (spawned, NS = the parent's namespace)
  * Prints "rank R: client_spawn[-child]: N checks passed" and exits 0.
  */
 #include "client_common.h"
@@ -70,9 +75,41 @@ static void load_envar(pmix_info_t *info, const char *key, const char *name,
     free(e.value);
 }
 
-static int child(const char *parent_ns)
+/* Connects parent rank 0 with the whole child namespace, reads `key`
+ * (a uint32 `want`) committed by `peer`, disconnects. */
+static void connect_and_read(const char *parent_ns, const char *child_ns,
+                             const pmix_proc_t *peer, const char *key, uint32_t want)
+{
+    pmix_proc_t set[2];
+    PMIX_PROC_LOAD(&set[0], parent_ns, 0);
+    PMIX_PROC_LOAD(&set[1], child_ns, PMIX_RANK_WILDCARD);
+    CHECK_RC(PMIx_Connect(set, 2, NULL, 0), PMIX_SUCCESS);
+    pmix_value_t *val = NULL;
+    CHECK_RC(PMIx_Get(peer, key, NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(val && PMIX_UINT32 == val->type && val->data.uint32 == want);
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+    CHECK_RC(PMIx_Disconnect(set, 2, NULL, 0), PMIX_SUCCESS);
+}
+
+static void put_u32(const char *key, uint32_t x)
+{
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, &x, PMIX_UINT32);
+    CHECK_RC(PMIx_Put(PMIX_GLOBAL, key, &v), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    CHECK_RC(PMIx_Commit(), PMIX_SUCCESS);
+}
+
+static int child(const char *parent_ns, int do_connect)
 {
     CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS);
+    if (do_connect) {
+        put_u32("cs-child", 700 + me.rank);
+        pmix_proc_t parent0;
+        PMIX_PROC_LOAD(&parent0, parent_ns, 0);
+        connect_and_read(parent_ns, me.nspace, &parent0, "cs-parent", 42);
+    }
     const char *a = getenv("CS_A"), *p = getenv("CS_PATH"), *e = getenv("CS_ENV");
     CHECK(a && 0 == strcmp(a, "app"));
     CHECK(p && 0 == strcmp(p, "/job:/base:/app"));
@@ -96,8 +133,10 @@ static int child(const char *parent_ns)
     return rc;
 }
 
-static void parent(char *self)
+static void parent(char *self, int do_connect)
 {
+    if (do_connect)
+        put_u32("cs-parent", 42);
     atomic_int reg = 0;
     pmix_status_t code = PMIX_EVENT_JOB_END;
     PMIx_Register_event_handler(&code, 1, NULL, 0, job_end, registered, &reg);
@@ -113,7 +152,7 @@ static void parent(char *self)
     pmix_app_t app;
     memset(&app, 0, sizeof(app));
     app.cmd = strdup(self);
-    char *argv[] = {self, "child", me.nspace, NULL};
+    char *argv[] = {self, "child", me.nspace, do_connect ? "connect" : NULL, NULL};
     app.argv = argv;
     char *env[] = {"CS_ENV=e", "CS_A=appenv", NULL};
     app.env = env;
@@ -128,6 +167,11 @@ static void parent(char *self)
     memset(child_ns, 0, sizeof(child_ns));
     CHECK_RC(PMIx_Spawn(job, 3, &app, 1, child_ns), PMIX_SUCCESS);
     CHECK(child_ns[0] != '\0' && 0 != strcmp(child_ns, me.nspace));
+    if (do_connect) {
+        pmix_proc_t child1;
+        PMIX_PROC_LOAD(&child1, child_ns, 1);
+        connect_and_read(me.nspace, child_ns, &child1, "cs-child", 701);
+    }
 
     /* maxprocs 0 */
     app.maxprocs = 0;
@@ -158,10 +202,10 @@ int main(int argc, char **argv)
 {
     main_thread = pthread_self();
     if (argc > 2 && 0 == strcmp(argv[1], "child"))
-        return child(argv[2]);
+        return child(argv[2], argc > 3 && 0 == strcmp(argv[3], "connect"));
     CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS);
     if (0 == me.rank)
-        parent(argv[0]);
+        parent(argv[0], argc > 1 && 0 == strcmp(argv[1], "connect"));
     int rc = finish("client_spawn");
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
     return rc;
