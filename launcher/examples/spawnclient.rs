@@ -235,7 +235,7 @@ fn parent_errors(c: &Client, not_exec: &str, base: &str) {
                 check(t0.elapsed() < Duration::from_secs(5), || {
                     format!("{what}: took {:?}", t0.elapsed())
                 });
-                println!("ok {what}: {e}");
+                println!("ok {what}: {e} (after {:?})", t0.elapsed());
             }
         }
     };
@@ -273,9 +273,15 @@ fn parent_errors(c: &Client, not_exec: &str, base: &str) {
     expect(
         "partial",
         vec![
+            // `$0` carries the token; `; :` keeps sh from exec'ing sleep.
             App {
-                cmd: "/bin/sleep".into(),
-                argv: vec!["sleep".into(), "600".into(), token.into()],
+                cmd: "/bin/sh".into(),
+                argv: vec![
+                    "sh".into(),
+                    "-c".into(),
+                    "sleep 600; :".into(),
+                    token.into(),
+                ],
                 maxprocs: 2,
                 ..App::default()
             },
