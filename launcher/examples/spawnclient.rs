@@ -343,6 +343,18 @@ fn parent_exit(c: &Client, code: &str, notify: bool) {
     println!("ok job end {ns} status {} code {ec}", st.0);
 }
 
+/// A client speaking protocol version 4 (`PMIXRS_PROTOCOL_MAX=4`): spawn
+/// is `PMIX_ERR_NOT_SUPPORTED`, nothing is started.
+fn old_client(c: &Client) {
+    check(c.protocol_version() == 4, || {
+        format!("protocol version {}", c.protocol_version())
+    });
+    match c.spawn(&[], &[app("/bin/true", 1)]) {
+        Err(e) if e.status() == Status::ERR_NOT_SUPPORTED => println!("ok old client: {e}"),
+        other => fail(format!("spawn from a v4 client: {other:?}")),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
@@ -362,6 +374,7 @@ fn main() {
                     "parent_errors" => parent_errors(&c, &arg(1), &arg(2)),
                     "parent_exit" => parent_exit(&c, &arg(1), true),
                     "parent_exit_no_notify" => parent_exit(&c, &arg(1), false),
+                    "old_client" => old_client(&c),
                     s => fail(format!("unknown scenario {s:?}")),
                 }
             }

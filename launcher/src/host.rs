@@ -1,6 +1,7 @@
-//! The launcher's [`Host`]: it records what the job's clients tell the
-//! server (connected, finalized, abort) in [`Events`] and wakes the
-//! supervisor; it keeps the job's published data in a [`DataStore`]
+//! The launcher's [`Host`]: it records what the clients of every job tell
+//! the server (connected, finalized, abort) in [`Events`], per namespace,
+//! and wakes the supervisor; it queues `PMIx_Spawn` requests there for
+//! the supervisor, which owns the children; it keeps the job's published data in a [`DataStore`]
 //! (`PMIx_Publish` / `PMIx_Lookup` / `PMIx_Unpublish`) and writes the
 //! clients' `PMIx_Log` messages to pmixrun's stdout / stderr. Up-calls come
 //! from server threads at any time; each one only takes a short lock, so it
@@ -335,6 +336,39 @@ mod tests {
         assert_eq!(found[0].proc, p0);
         assert_eq!(found[0].value, Value::from("port"));
         h.unpublish(&p0, &[], &[uid], Box::new(|r| assert!(r.is_ok(), "{r:?}")));
+    }
+
+    #[test]
+    fn spawn_requests_wait_for_the_supervisor_and_wake_it() {
+        let (h, ev) = host();
+        let p0 = Proc::new("job", Rank(0)).unwrap();
+        let app = App {
+            cmd: "/bin/true".into(),
+            maxprocs: 1,
+            ..App::default()
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        h.spawn(
+            &p0,
+            &[],
+            std::slice::from_ref(&app),
+            Box::new(move |r| tx.send(r.map(|n| n.as_str().to_owned())).unwrap()),
+        );
+        // Not answered by the host itself.
+        assert!(rx.try_recv().is_err());
+        // A waiting supervisor returns at once.
+        let t = std::time::Instant::now();
+        ev.wait(Duration::from_secs(30));
+        assert!(t.elapsed() < Duration::from_secs(10));
+        let reqs = ev.take_spawns();
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0].requestor, p0);
+        assert_eq!(reqs[0].apps, [app]);
+        assert!(ev.take_spawns().is_empty());
+        for r in reqs {
+            (r.done)(Ok(Nspace::new("child").unwrap()));
+        }
+        assert_eq!(rx.try_recv().unwrap().unwrap(), "child");
     }
 
     #[test]

@@ -127,3 +127,15 @@ fn children_that_die_at_once_never_leave_the_parent_waiting() {
         assert_eq!(o.status.code(), Some(4), "{}", text(&o));
     }
 }
+
+#[test]
+fn a_client_of_protocol_4_is_told_spawn_is_not_supported() {
+    let (o, _) = pmixrun(
+        &["-n", "1", "-x", "PMIXRS_PROTOCOL_MAX=4"],
+        &["old_client"],
+        &[],
+    );
+    no_fail(&o);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("ok old client"), "{}", text(&o));
+}
