@@ -343,6 +343,27 @@ fn parent_exit(c: &Client, code: &str, notify: bool) {
     println!("ok job end {ns} status {} code {ec}", st.0);
 }
 
+/// Spawns two shells sleeping 600 s with `token` as their `$0`, says so,
+/// and sleeps (the test kills pmixrun).
+fn parent_hang(c: &Client, token: &str) {
+    let sleeper = App {
+        cmd: "/bin/sh".into(),
+        argv: vec![
+            "sh".into(),
+            "-c".into(),
+            "sleep 600; :".into(),
+            token.into(),
+        ],
+        maxprocs: 2,
+        ..App::default()
+    };
+    let ns = c
+        .spawn(&[], &[sleeper])
+        .unwrap_or_else(|e| fail(format!("spawn: {e}")));
+    println!("ok spawned {ns}");
+    std::thread::sleep(Duration::from_secs(600));
+}
+
 /// A client speaking protocol version 4 (`PMIXRS_PROTOCOL_MAX=4`): spawn
 /// is `PMIX_ERR_NOT_SUPPORTED`, nothing is started.
 fn old_client(c: &Client) {
@@ -375,6 +396,7 @@ fn main() {
                     "parent_exit" => parent_exit(&c, &arg(1), true),
                     "parent_exit_no_notify" => parent_exit(&c, &arg(1), false),
                     "old_client" => old_client(&c),
+                    "parent_hang" => parent_hang(&c, &format!("{}-sleeper", arg(1))),
                     s => fail(format!("unknown scenario {s:?}")),
                 }
             }

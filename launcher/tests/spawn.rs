@@ -3,7 +3,7 @@
 //! errors to the spawner, `PMIX_EVENT_JOB_END`, and sessions whose spawned
 //! children die at once.
 
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
@@ -138,4 +138,70 @@ fn a_client_of_protocol_4_is_told_spawn_is_not_supported() {
     no_fail(&o);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("ok old client"), "{}", text(&o));
+}
+
+/// Pids of processes whose command line holds `token` as one argument.
+fn processes_with(token: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
+            if cmd.split(|b| *b == 0).any(|a| a == token.as_bytes()) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// Polls `cond` every 20 ms for up to `limit`.
+fn eventually(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cond()
+}
+
+#[test]
+fn spawned_jobs_die_with_a_killed_pmixrun() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out");
+    let base = format!("pmixrs-orphan-{}", std::process::id());
+    let token = format!("{base}-sleeper");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", "60", "-n", "1"])
+        .arg(example("spawnclient"))
+        .args(["parent_hang", &base])
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = || std::fs::read_to_string(&out_path).unwrap_or_default();
+    let up = eventually(Duration::from_secs(30), || {
+        out().contains("ok spawned") && processes_with(&token).len() == 2
+    });
+    if !up {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the spawned job did not start in 30 s:\n{}", out());
+    }
+    // SIGKILL: pmixrun cannot clean up; its watchdog must end every job.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let gone = eventually(Duration::from_secs(10), || {
+        processes_with(&token).is_empty()
+    });
+    let left = processes_with(&token);
+    for pid in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert!(gone, "spawned processes {left:?} outlived pmixrun");
 }
