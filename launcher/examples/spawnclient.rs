@@ -364,6 +364,24 @@ fn parent_hang(c: &Client, token: &str) {
     std::thread::sleep(Duration::from_secs(600));
 }
 
+/// A spawn with `PMIX_SPAWN_TIMEOUT` 1 s to a host that never answers:
+/// `PMIX_ERR_TIMEOUT` after about 1 s.
+fn spawn_timeout(c: &Client) {
+    let t0 = Instant::now();
+    let info = [Info::new(attrs::SPAWN_TIMEOUT, Value::Int(1)).unwrap()];
+    match c.spawn(&info, &[app("/bin/true", 1)]) {
+        Err(e) if e.status() == Status::ERR_TIMEOUT => {
+            let took = t0.elapsed();
+            check(
+                took >= Duration::from_millis(900) && took < Duration::from_secs(10),
+                || format!("timed out after {took:?}"),
+            );
+            println!("ok spawn timeout after {took:?}: {e}");
+        }
+        other => fail(format!("spawn to a silent host: {other:?}")),
+    }
+}
+
 /// A client speaking protocol version 4 (`PMIXRS_PROTOCOL_MAX=4`): spawn
 /// is `PMIX_ERR_NOT_SUPPORTED`, nothing is started.
 fn old_client(c: &Client) {
@@ -396,6 +414,7 @@ fn main() {
                     "parent_exit" => parent_exit(&c, &arg(1), true),
                     "parent_exit_no_notify" => parent_exit(&c, &arg(1), false),
                     "old_client" => old_client(&c),
+                    "spawn_timeout" => spawn_timeout(&c),
                     "parent_hang" => parent_hang(&c, &format!("{}-sleeper", arg(1))),
                     s => fail(format!("unknown scenario {s:?}")),
                 }

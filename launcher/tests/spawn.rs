@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{example, text};
+use common::{example, one_node_job, start_client, text, wait_all};
 
 fn pmixrun(pre: &[&str], args: &[&str], env: &[(&str, &str)]) -> (Output, Duration) {
     let t0 = Instant::now();
@@ -204,4 +204,53 @@ fn spawned_jobs_die_with_a_killed_pmixrun() {
             .status();
     }
     assert!(gone, "spawned processes {left:?} outlived pmixrun");
+}
+
+/// A host that takes spawn requests and never answers them.
+#[derive(Default)]
+struct SilentHost {
+    held: std::sync::Mutex<Vec<pmix_server::Completion<pmix_core::Nspace>>>,
+}
+
+impl pmix_server::Host for SilentHost {
+    fn spawn(
+        &self,
+        _: &pmix_core::Proc,
+        _: &[pmix_core::Info],
+        _: &[pmix_core::App],
+        done: pmix_server::Completion<pmix_core::Nspace>,
+    ) {
+        self.held.lock().unwrap().push(done);
+    }
+}
+
+#[test]
+fn a_host_that_never_answers_is_a_timeout_to_the_spawner() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = std::sync::Arc::new(SilentHost::default());
+    let (server, ns) = one_node_job("silent", 1, host.clone(), tmp.path());
+    let out = wait_all(
+        vec![start_client(
+            "spawnclient",
+            &server,
+            &ns,
+            0,
+            "spawn_timeout",
+        )],
+        Duration::from_secs(30),
+    );
+    no_fail(&out[0]);
+    assert!(out[0].status.success(), "{}", text(&out[0]));
+    assert!(
+        text(&out[0]).contains("ok spawn timeout"),
+        "{}",
+        text(&out[0])
+    );
+    // The host got the request; its late answer goes nowhere.
+    let late = std::mem::take(&mut *host.held.lock().unwrap());
+    assert_eq!(late.len(), 1);
+    for done in late {
+        done(Ok(pmix_core::Nspace::new("late").unwrap()));
+    }
+    server.finalize();
 }

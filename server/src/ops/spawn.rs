@@ -6,12 +6,63 @@
 //! counts against the client's limit of requests the host has not answered
 //! (`inflight.rs`). The reply's value is the new namespace
 //! (`PMIX_STRING`).
+//!
+//! With `PMIX_SPAWN_TIMEOUT` or `PMIX_TIMEOUT` (seconds; the earlier
+//! counts) the client is answered `PMIX_ERR_TIMEOUT` when the host has not
+//! answered by then, so a host that never answers cannot leave the spawner
+//! waiting; the host's late answer is dropped (a host that honours the
+//! timeout itself — kills what it started — answers first).
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
 use pmix_core::proto::Reply;
-use pmix_core::{App, Error, Info, Nspace, Result, Status, Value};
+use pmix_core::{attrs, App, Error, Info, Nspace, Result, Status, Value};
 
+use crate::host::Completion;
 use crate::inner::Inner;
 use crate::link::ReplyTo;
+
+/// When the spawn's `PMIX_SPAWN_TIMEOUT` or `PMIX_TIMEOUT` (seconds from
+/// now, the earlier of the two) passes; none, 0 or negative: never.
+fn deadline(info: &[Info]) -> Option<(Instant, i64)> {
+    [attrs::SPAWN_TIMEOUT, attrs::TIMEOUT]
+        .into_iter()
+        .filter_map(|k| pmix_core::info::find(info, k)?.value.to_i64().ok())
+        .filter(|s| *s > 0)
+        .min()
+        .map(|s| (Instant::now() + Duration::from_secs(s.unsigned_abs()), s))
+}
+
+/// `done`, answered by whichever comes first: the host, or the timer at
+/// `at` with `PMIX_ERR_TIMEOUT`.
+fn with_deadline(
+    inner: &Inner,
+    done: Completion<Nspace>,
+    (at, secs): (Instant, i64),
+) -> Completion<Nspace> {
+    let slot = Arc::new(Mutex::new(Some(done)));
+    let timed = Arc::clone(&slot);
+    inner.state.lock().timer.at(
+        at,
+        Box::new(move || {
+            let first = timed.lock().take();
+            if let Some(done) = first {
+                done(Err(Error::with_context(
+                    Status::ERR_TIMEOUT,
+                    format!("spawn: the host did not answer within the spawn's timeout ({secs} s)"),
+                )));
+            }
+        }),
+    );
+    Box::new(move |r| {
+        let first = slot.lock().take();
+        if let Some(done) = first {
+            done(r);
+        }
+    })
+}
 
 /// Checks the apps of a spawn request (see the module documentation).
 ///
@@ -49,7 +100,7 @@ pub(crate) fn spawn(inner: &Inner, to: ReplyTo, job_info: Vec<Info>, apps: Vec<A
         }
     };
     let requestor = to.proc().clone();
-    let done = to.completion(move |ns: Nspace| {
+    let mut done = to.completion(move |ns: Nspace| {
         drop(ticket);
         Reply {
             status: Status::SUCCESS,
@@ -57,6 +108,9 @@ pub(crate) fn spawn(inner: &Inner, to: ReplyTo, job_info: Vec<Info>, apps: Vec<A
             message: String::new(),
         }
     });
+    if let Some(d) = deadline(&job_info) {
+        done = with_deadline(inner, done, d);
+    }
     inner.host.spawn(&requestor, &job_info, &apps, done);
 }
 
@@ -70,6 +124,19 @@ mod tests {
             maxprocs: n,
             ..App::default()
         }
+    }
+
+    #[test]
+    fn the_earlier_timeout_counts() {
+        let t = |k: &str, v: i32| Info::new(k, Value::Int(v)).unwrap();
+        assert!(deadline(&[]).is_none());
+        assert!(deadline(&[t(attrs::TIMEOUT, 0)]).is_none());
+        assert!(deadline(&[t(attrs::SPAWN_TIMEOUT, -3)]).is_none());
+        assert_eq!(deadline(&[t(attrs::TIMEOUT, 9)]).unwrap().1, 9);
+        let both = [t(attrs::TIMEOUT, 9), t(attrs::SPAWN_TIMEOUT, 4)];
+        let (at, secs) = deadline(&both).unwrap();
+        assert_eq!(secs, 4);
+        assert!(at <= Instant::now() + Duration::from_secs(4));
     }
 
     #[test]
