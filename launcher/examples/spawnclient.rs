@@ -382,6 +382,34 @@ fn spawn_timeout(c: &Client) {
     }
 }
 
+/// A sleeping child job with `PMIX_JOB_TIMEOUT` 1 s: pmixrun ends it and
+/// the parent gets `PMIX_EVENT_JOB_END` with `PMIX_ERR_TIMEOUT`.
+fn parent_job_timeout(c: &Client) {
+    let ends = Arc::new(Ends::default());
+    ends.register(c);
+    let info = [
+        Info::new(attrs::JOB_TIMEOUT, Value::Int(1)).unwrap(),
+        Info::flag(attrs::NOTIFY_COMPLETION).unwrap(),
+    ];
+    let sleeper = App {
+        cmd: "/bin/sh".into(),
+        argv: vec!["sh".into(), "-c".into(), "sleep 600; :".into()],
+        maxprocs: 1,
+        ..App::default()
+    };
+    let t0 = Instant::now();
+    let ns = c
+        .spawn(&info, &[sleeper])
+        .unwrap_or_else(|e| fail(format!("spawn: {e}")));
+    let (st, _) = ends.wait(ns.as_str());
+    let took = t0.elapsed();
+    check(
+        st == Status::ERR_TIMEOUT && took >= Duration::from_millis(900),
+        || format!("JOB_END of {ns}: {st:?} after {took:?}"),
+    );
+    println!("ok job timeout after {took:?}");
+}
+
 /// A client speaking protocol version 4 (`PMIXRS_PROTOCOL_MAX=4`): spawn
 /// is `PMIX_ERR_NOT_SUPPORTED`, nothing is started.
 fn old_client(c: &Client) {
@@ -415,6 +443,7 @@ fn main() {
                     "parent_exit_no_notify" => parent_exit(&c, &arg(1), false),
                     "old_client" => old_client(&c),
                     "spawn_timeout" => spawn_timeout(&c),
+                    "parent_job_timeout" => parent_job_timeout(&c),
                     "parent_hang" => parent_hang(&c, &format!("{}-sleeper", arg(1))),
                     s => fail(format!("unknown scenario {s:?}")),
                 }

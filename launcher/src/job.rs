@@ -39,6 +39,8 @@ struct JobRun {
     parent: Option<Proc>,
     /// The parent asked for `PMIX_NOTIFY_COMPLETION`.
     notify: bool,
+    /// `PMIX_JOB_TIMEOUT`: when, and the timeout.
+    deadline: Option<(Instant, Duration)>,
     /// This job's first failure.
     failure: Option<Failure>,
     /// Its end was handled (event sent, registrations removed).
@@ -164,6 +166,17 @@ impl Supervisor {
                 }
             }
             for j in 0..self.jobs.len() {
+                let job = &self.jobs[j];
+                match job.deadline {
+                    Some((at, t))
+                        if now >= at && job.failure.is_none() && job.procs.running() > 0 =>
+                    {
+                        self.job_failed(j, Failure::Timeout(t));
+                    }
+                    _ => {}
+                }
+            }
+            for j in 0..self.jobs.len() {
                 if self.jobs[j].number > 1
                     && !self.jobs[j].finished
                     && self.jobs[j].procs.running() == 0
@@ -284,6 +297,7 @@ impl Supervisor {
             procs,
             parent: Some(req.requestor.clone()),
             notify: plan.notify,
+            deadline: plan.job_timeout.map(|t| (Instant::now() + t, t)),
             failure: None,
             finished: false,
         })
@@ -469,6 +483,7 @@ pub fn run(opts: &Options) -> i32 {
             procs,
             parent: None,
             notify: false,
+            deadline: None,
             failure: None,
             finished: false,
         });

@@ -61,7 +61,8 @@
 //!    ended, its clients and namespace are deregistered and, if the
 //!    spawner asked for `PMIX_NOTIFY_COMPLETION`, it gets
 //!    `PMIX_EVENT_JOB_END` with `PMIX_JOB_TERM_STATUS` and
-//!    `PMIX_EXIT_CODE`.
+//!    `PMIX_EXIT_CODE`. A spawned job running longer than its
+//!    `PMIX_JOB_TIMEOUT` is ended as failed (`PMIX_ERR_TIMEOUT`).
 //! 6. **Supervision.** A loop polls `try_wait` on every running child every
 //!    1–5 ms (sleeping on a condition variable the host signals, so an abort
 //!    is seen at once) and checks the abort request and the timeout. The

@@ -20,6 +20,9 @@
 //! | the executable does not exist (at exec)          | `PMIX_ERR_JOB_EXE_NOT_FOUND` |
 //! | it is not executable (at exec)                   | `PMIX_ERR_JOB_APP_NOT_EXECUTABLE` |
 //!
+//! `PMIX_JOB_TIMEOUT` (seconds) ends the job as a failure (`PMIX_ERR_TIMEOUT`
+//! in its `PMIX_EVENT_JOB_END`) when it runs longer.
+//!
 //! The last two are found when a process is started: the processes of
 //! the job started before it are killed and reaped, and its registrations
 //! removed, before the spawner is answered.
@@ -48,6 +51,9 @@ pub(crate) struct SpawnPlan {
     /// `PMIX_NOTIFY_COMPLETION`: send `PMIX_EVENT_JOB_END` to the
     /// requestor.
     pub notify: bool,
+    /// `PMIX_JOB_TIMEOUT`: the job is terminated (as a failure) after this
+    /// long.
+    pub job_timeout: Option<std::time::Duration>,
 }
 
 /// Where the spawned job lives.
@@ -178,6 +184,10 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
         procs,
         infos,
         notify: flag(&req.job_info, attrs::NOTIFY_COMPLETION),
+        job_timeout: pmix_core::info::find(&req.job_info, attrs::JOB_TIMEOUT)
+            .and_then(|i| i.value.to_i64().ok())
+            .filter(|s| *s > 0)
+            .map(|s| std::time::Duration::from_secs(s.unsigned_abs())),
     })
 }
 

@@ -111,6 +111,16 @@ fn a_failed_child_job_sends_job_end_with_its_status_and_sets_the_exit_status() {
 }
 
 #[test]
+fn a_child_job_over_its_job_timeout_is_ended_and_reported() {
+    let (o, took) = pmixrun(&["-n", "1"], &["parent_job_timeout"], &[]);
+    no_fail(&o);
+    assert!(text(&o).contains("ok job timeout"), "{}", text(&o));
+    // The first failure of any job decides the status: the timeout's.
+    assert_eq!(o.status.code(), Some(124), "{}", text(&o));
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
 fn children_that_die_at_once_never_leave_the_parent_waiting() {
     // Without PMIX_NOTIFY_COMPLETION the session ends (the parent sleeps
     // for 600 s otherwise).
