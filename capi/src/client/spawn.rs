@@ -46,7 +46,8 @@ unsafe fn args_in(
 /// from a host that does not spawn).
 ///
 /// # Safety
-/// As [`args_in`]; `nspace` NULL or a writable `pmix_nspace_t`.
+/// `job_info` NULL or `ninfo` valid infos; `apps` NULL or `napps` valid
+/// apps; `nspace` NULL or a writable `pmix_nspace_t`.
 #[no_mangle]
 pub unsafe extern "C" fn PMIx_Spawn(
     job_info: *const pmix_info_t,
