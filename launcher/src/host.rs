@@ -124,6 +124,12 @@ impl Events {
             .insert(nspace.clone(), JobEvents::new(n));
     }
 
+    /// Stops recording job `nspace` (it ended: every process was reaped
+    /// and judged), so the state copied at each poll stays small.
+    pub fn remove_job(&self, nspace: &Nspace) {
+        self.lock().state.jobs.remove(nspace);
+    }
+
     /// A copy of the state.
     pub fn snapshot(&self) -> EventState {
         self.lock().state.clone()

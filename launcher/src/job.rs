@@ -181,7 +181,7 @@ impl Supervisor {
                     && !self.jobs[j].finished
                     && self.jobs[j].procs.running() == 0
                 {
-                    self.finish(j, &setup.server);
+                    self.finish(j, &setup.server, &setup.events);
                 }
             }
             if self.running() == 0 {
@@ -200,9 +200,10 @@ impl Supervisor {
     /// A spawned job ended: its parent gets `PMIX_EVENT_JOB_END` when it
     /// asked for it; its clients and namespace are deregistered (its slots
     /// free for the next spawn).
-    fn finish(&mut self, j: usize, server: &Server) {
+    fn finish(&mut self, j: usize, server: &Server, events: &Events) {
         let job = &mut self.jobs[j];
         job.finished = true;
+        events.remove_job(&job.nspace);
         if let (true, Some(parent)) = (job.notify, &job.parent) {
             let (status, code) = job
                 .failure
@@ -501,7 +502,7 @@ pub fn run(opts: &Options) -> i32 {
         }
         for j in 0..sup.jobs.len() {
             if sup.jobs[j].number > 1 && !sup.jobs[j].finished {
-                sup.finish(j, &setup.server);
+                sup.finish(j, &setup.server, &setup.events);
             }
         }
     }
