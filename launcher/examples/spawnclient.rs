@@ -410,6 +410,25 @@ fn parent_job_timeout(c: &Client) {
     println!("ok job timeout after {took:?}");
 }
 
+/// `n` spawns of 2 × `/bin/true` one after another, each awaited through
+/// its `PMIX_EVENT_JOB_END`: nothing a finished job held (client slots,
+/// namespaces) may run out.
+fn many_spawns(c: &Client, n: u32) {
+    let ends = Arc::new(Ends::default());
+    ends.register(c);
+    let info = [Info::flag(attrs::NOTIFY_COMPLETION).unwrap()];
+    for i in 0..n {
+        let ns = c
+            .spawn(&info, &[app("/bin/true", 2)])
+            .unwrap_or_else(|e| fail(format!("spawn {i}: {e}")));
+        let (st, _) = ends.wait(ns.as_str());
+        check(st == Status::SUCCESS, || {
+            format!("spawn {i}: JOB_END {st:?}")
+        });
+    }
+    println!("ok {n} spawns");
+}
+
 /// A client speaking protocol version 4 (`PMIXRS_PROTOCOL_MAX=4`): spawn
 /// is `PMIX_ERR_NOT_SUPPORTED`, nothing is started.
 fn old_client(c: &Client) {
@@ -443,6 +462,7 @@ fn main() {
                     "parent_exit_no_notify" => parent_exit(&c, &arg(1), false),
                     "old_client" => old_client(&c),
                     "spawn_timeout" => spawn_timeout(&c),
+                    "many_spawns" => many_spawns(&c, arg(1).parse().unwrap_or(1)),
                     "parent_job_timeout" => parent_job_timeout(&c),
                     "parent_hang" => parent_hang(&c, &format!("{}-sleeper", arg(1))),
                     s => fail(format!("unknown scenario {s:?}")),

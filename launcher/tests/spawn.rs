@@ -111,6 +111,20 @@ fn a_failed_child_job_sends_job_end_with_its_status_and_sets_the_exit_status() {
 }
 
 #[test]
+fn finished_jobs_give_back_their_slots_and_namespaces() {
+    // 100 jobs of 2 with room for 2 spawned processes at a time, and more
+    // jobs than the server's 64 namespace cells.
+    let (o, _) = pmixrun(
+        &["-n", "1", "--spawn-slots", "2"],
+        &["many_spawns", "100"],
+        &[],
+    );
+    no_fail(&o);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("ok 100 spawns"), "{}", text(&o));
+}
+
+#[test]
 fn a_child_job_over_its_job_timeout_is_ended_and_reported() {
     let (o, took) = pmixrun(&["-n", "1"], &["parent_job_timeout"], &[]);
     no_fail(&o);
