@@ -663,6 +663,45 @@ fn client_run_is_clean_under_valgrind() {
     );
 }
 
+/// `server_spawn.c`: a C host's spawn slot gets the requestor, the job
+/// info and the apps of a client's `PMIx_Spawn`, and its callback (from
+/// another thread) answers the client: a namespace, an error, or no
+/// callback at all.
+#[test]
+fn a_c_host_spawn_slot_serves_pmix_spawn() {
+    let Some(mut cflags) = pmix_cflags() else {
+        skip("pmix.h (package libpmix-dev)");
+        return;
+    };
+    cflags.push("-pthread".into());
+    let dir = workdir("server_spawn");
+    let lib = our_lib(&dir);
+    let exe = compile(
+        &source("server_spawn.c"),
+        &dir,
+        "server_spawn",
+        &cflags,
+        Some(&lib),
+    );
+    let ran = run(
+        with_lib(&exe, &lib),
+        &dir,
+        "server_spawn",
+        Duration::from_secs(60),
+    );
+    expect_ok(&ran, "server_spawn");
+    for who in ["server_spawn", "server_spawn client"] {
+        assert!(
+            ran.stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("{who}: ")) && l.ends_with("checks passed")),
+            "{who} did not pass\n--- stdout\n{}\n--- stderr\n{}",
+            ran.stdout,
+            ran.stderr
+        );
+    }
+}
+
 #[test]
 fn server_host_launches_clients_through_the_server_api() {
     let Some(mut cflags) = pmix_cflags() else {

@@ -17,12 +17,12 @@ use parking_lot::{RwLock, RwLockReadGuard};
 use std::ptr;
 
 use pmix_core::proto::PData;
-use pmix_core::{App, DataRange, Error, Info, Nspace, Proc, Result, Status};
+use pmix_core::{DataRange, Error, Info, Proc, Result, Status};
 use pmix_server::{Completion, Host};
 
 use crate::cdata::array_free;
 use crate::cmem;
-use crate::convert::{apps_to_c, bytes_in, infos_out_where, pdata_from_c, proc_to_c, procs_to_c};
+use crate::convert::{bytes_in, infos_out_where, pdata_from_c, proc_to_c, procs_to_c};
 use crate::types::*;
 
 /// The C module and the `server_object` of each registered client.
@@ -47,9 +47,6 @@ struct Keep {
     ninfo: usize,
     /// A NULL-terminated key list (lookup, unpublish).
     keys: *mut *mut c_char,
-    /// The apps of a spawn.
-    apps: *mut pmix_app_t,
-    napps: usize,
 }
 
 impl Keep {
@@ -59,8 +56,6 @@ impl Keep {
             info: ptr::null_mut(),
             ninfo: 0,
             keys: ptr::null_mut(),
-            apps: ptr::null_mut(),
-            napps: 0,
         }
     }
 
@@ -72,8 +67,6 @@ impl Keep {
             info: ci,
             ninfo: ni,
             keys: ptr::null_mut(),
-            apps: ptr::null_mut(),
-            napps: 0,
         };
         if keep.procs.is_null() {
             return Err(cmem::nomem());
@@ -98,10 +91,6 @@ impl Drop for Keep {
         if !self.keys.is_null() {
             // SAFETY: made by `argv_from_strs`, no longer used by the host.
             unsafe { cmem::argv_free(self.keys) };
-        }
-        if !self.apps.is_null() {
-            // SAFETY: made by `apps_to_c` with `napps` entries.
-            unsafe { array_free(PMIX_APP, self.apps.cast(), self.napps) };
         }
     }
 }
@@ -239,19 +228,40 @@ unsafe extern "C" fn lookup_cb(
     (p.done)(r);
 }
 
+/// The C copy of a spawn's apps, released when the host is done with it.
+struct CApps {
+    apps: *mut pmix_app_t,
+    n: usize,
+}
+
+impl Drop for CApps {
+    fn drop(&mut self) {
+        // SAFETY: made by `apps_to_c` with `n` entries (NULL when empty),
+        // no longer used by the host.
+        unsafe { array_free(PMIX_APP, self.apps.cast(), self.n) };
+    }
+}
+
+/// The callback data of a spawn up-call.
+struct SpawnPending {
+    done: Completion<pmix_core::Nspace>,
+    _keep: Keep,
+    _apps: CApps,
+}
+
 /// The host's spawn answer: the new namespace (copied before completing).
 ///
 /// # Safety
-/// `cbdata` is the `Pending<Nspace>` given to the spawn slot, used once;
+/// `cbdata` is the `SpawnPending` given to the spawn slot, used once;
 /// `nspace` NULL or NUL-terminated.
 unsafe extern "C" fn spawn_cb(st: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
     // SAFETY: the box `CHost::spawn` leaked for this call (caller
     // guarantee).
-    let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Nspace>>()) };
+    let p = unsafe { Box::from_raw(cbdata.cast::<SpawnPending>()) };
     let r = status_result(st).and_then(|()| {
         // SAFETY: NULL or NUL-terminated (caller guarantee).
         match unsafe { cmem::c_string(nspace) }? {
-            Some(ns) if !ns.is_empty() => Nspace::new(ns),
+            Some(ns) if !ns.is_empty() => pmix_core::Nspace::new(ns),
             _ => Err(Error::with_context(
                 Status::ERR_BAD_PARAM,
                 "the host's spawn succeeded without a namespace",
@@ -406,7 +416,9 @@ impl Host for CHost {
         };
         let keep = Keep {
             procs: procs_out(procs),
-            ..Keep::none()
+            info: ptr::null_mut(),
+            ninfo: 0,
+            keys: ptr::null_mut(),
         };
         let (pp, np) = (
             keep.procs,
@@ -446,8 +458,6 @@ impl Host for CHost {
             info: ci,
             ninfo: ni,
             keys: ptr::null_mut(),
-            apps: ptr::null_mut(),
-            napps: 0,
         };
         let (pp, np) = (
             keep.procs,
@@ -495,8 +505,6 @@ impl Host for CHost {
             info: ci,
             ninfo: ni,
             keys: ptr::null_mut(),
-            apps: ptr::null_mut(),
-            napps: 0,
         };
         let pp = keep.procs;
         if pp.is_null() {
@@ -585,24 +593,34 @@ impl Host for CHost {
     /// calling back (any status but `PMIX_SUCCESS`) fails the spawn with
     /// that status (`PMIX_OPERATION_SUCCEEDED` too: there is no namespace
     /// without the callback).
-    fn spawn(&self, requestor: &Proc, job_info: &[Info], apps: &[App], done: Completion<Nspace>) {
+    fn spawn(
+        &self,
+        requestor: &Proc,
+        job_info: &[Info],
+        apps: &[pmix_core::App],
+        done: Completion<pmix_core::Nspace>,
+    ) {
         let m = self.module();
         let Some(f) = m.spawn else {
             return done(Err(not_supported("spawn")));
         };
-        let mut keep = match Keep::request(requestor, job_info, None) {
+        let keep = match Keep::request(requestor, job_info, None) {
             Ok(k) => k,
             Err(e) => return done(Err(e)),
         };
-        match apps_to_c(apps) {
-            Ok(a) => {
-                keep.apps = a;
-                keep.napps = apps.len();
-            }
+        let capps = match crate::convert::apps_to_c(apps) {
+            Ok(a) => CApps {
+                apps: a,
+                n: apps.len(),
+            },
             Err(e) => return done(Err(e)),
-        }
-        let (pp, ci, ni, ap, na) = (keep.procs, keep.info, keep.ninfo, keep.apps, keep.napps);
-        let raw = Box::into_raw(Box::new(Pending { done, _keep: keep }));
+        };
+        let (pp, ci, ni, ap, na) = (keep.procs, keep.info, keep.ninfo, capps.apps, capps.n);
+        let raw = Box::into_raw(Box::new(SpawnPending {
+            done,
+            _keep: keep,
+            _apps: capps,
+        }));
         // SAFETY: the slot's contract; the copies live in the box until
         // the callback reclaims it.
         let rc = unsafe { f(pp, ci, ni, ap, na, Some(spawn_cb), raw.cast()) };
