@@ -26,6 +26,7 @@ mod lost;
 mod peers;
 mod resolve;
 mod services;
+mod spawn;
 
 pub use connect::ConnectDone;
 pub use event::{Event, EventCompletion, ProcessEvents};

@@ -23,8 +23,11 @@ options:
   -x VAR=VALUE           set VAR to VALUE in every process's environment
   --timeout S            kill the job after S seconds (fractional allowed);
                          exit status 124
-  --tag-output           prefix each output line with [1,RANK]<stdout>: or
-                         [1,RANK]<stderr>:
+  --tag-output           prefix each output line with [JOB,RANK]<stdout>: or
+                         [JOB,RANK]<stderr>: (JOB 1 is this job, 2, 3, ...
+                         the jobs its processes spawn)
+  --spawn-slots N        at most N spawned processes run at once (default
+                         64); a PMIx_Spawn asking for more fails
   -v, --verbose          let the PMIx server log refused and dropped
                          connections on stderr
   --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X
@@ -32,7 +35,15 @@ options:
   -h, --help             print this help and exit
   --                     end of options (the next argument is the program)
 
-exit status: 0 when every process exited 0; the first failing process's
+PMIx_Spawn: a process may start new jobs (MPI_Comm_spawn); they get
+PMIX_PARENT_ID and PMIX_SPAWNED, pmixrun's environment with the -x
+settings, then the spawn's environment directives (PMIX_SET_ENVAR,
+PMIX_ADD_ENVAR, PMIX_UNSET_ENVAR, PMIX_PREPEND_ENVAR, PMIX_APPEND_ENVAR):
+the job-level ones, then the app's. A spawned job's failure ends every
+job, unless its spawner asked for PMIX_NOTIFY_COMPLETION: then only that
+job ends and the spawner gets PMIX_EVENT_JOB_END with its status.
+
+exit status (over every job): 0 when every process exited 0; the first failing process's
 status; 128+N when one was killed by signal N; the abort status when one
 called PMIx_Abort; 1 when a PMIx client exited without finalize; 124 on
 --timeout; 127 when the program cannot be executed; 2 on a usage error.";
@@ -61,6 +72,8 @@ pub struct Options {
     pub verbose: bool,
     /// `-x` requests, in command-line order.
     pub exports: Vec<Export>,
+    /// Most spawned processes running at once (`--spawn-slots`).
+    pub spawn_slots: u32,
     /// The program to run (looked up in `PATH` when it has no `/`).
     pub program: String,
     /// The program's arguments.
@@ -77,6 +90,7 @@ impl Options {
             tag_output: false,
             verbose: false,
             exports: Vec::new(),
+            spawn_slots: crate::spawn::DEFAULT_SPAWN_SLOTS,
             program: program.into(),
             args: Vec::new(),
         }
@@ -124,6 +138,7 @@ enum Opt {
     Np,
     Export,
     Timeout,
+    SpawnSlots,
     TagOutput,
     Verbose,
     Help,
@@ -148,6 +163,7 @@ fn lookup(flag: &str) -> Option<Opt> {
     Some(match name {
         "np" => Opt::Np,
         "timeout" => Opt::Timeout,
+        "spawn-slots" => Opt::SpawnSlots,
         "tag-output" => Opt::TagOutput,
         "help" => Opt::Help,
         "verbose" => Opt::Verbose,
@@ -178,6 +194,15 @@ fn parse_np(flag: &str, v: &str) -> Result<u32, UsageError> {
         )));
     }
     Ok(n)
+}
+
+fn parse_spawn_slots(flag: &str, v: &str) -> Result<u32, UsageError> {
+    match v.parse::<u32>() {
+        Ok(n) if n <= MAX_NP => Ok(n),
+        _ => Err(invalid(format!(
+            "{flag}: the spawn slots must be an integer from 0 to {MAX_NP}, not {v:?}"
+        ))),
+    }
 }
 
 fn parse_timeout(flag: &str, v: &str) -> Result<Duration, UsageError> {
@@ -220,6 +245,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
     let mut tag_output = false;
     let mut verbose = false;
     let mut exports = Vec::new();
+    let mut spawn_slots = crate::spawn::DEFAULT_SPAWN_SLOTS;
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "--" {
@@ -237,7 +263,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         i += 1;
         let takes_value = matches!(
             opt,
-            Opt::Np | Opt::Export | Opt::Timeout | Opt::Ignored(true)
+            Opt::Np | Opt::Export | Opt::Timeout | Opt::SpawnSlots | Opt::Ignored(true)
         );
         let value = if takes_value {
             match inline {
@@ -260,6 +286,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::Np => np = Some(parse_np(flag, value)?),
             Opt::Export => exports.push(parse_export(value)?),
             Opt::Timeout => timeout = Some(parse_timeout(flag, value)?),
+            Opt::SpawnSlots => spawn_slots = parse_spawn_slots(flag, value)?,
             Opt::TagOutput => tag_output = true,
             Opt::Verbose => verbose = true,
             Opt::Help => return Err(UsageError::Help),
@@ -277,6 +304,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         tag_output,
         verbose,
         exports,
+        spawn_slots,
         program,
         args: args[i + 1..].to_vec(),
     })
@@ -412,6 +440,15 @@ mod tests {
         assert!(invalid_msg("-n 1 --bind-to").contains("needs a value"));
         assert!(parse("-v -n 1 prog").unwrap().verbose);
         assert!(parse("--verbose -n 1 prog").unwrap().verbose);
+    }
+
+    #[test]
+    fn spawn_slots() {
+        assert_eq!(parse("-n 1 prog").unwrap().spawn_slots, 64);
+        assert_eq!(parse("--spawn-slots 3 -n 1 prog").unwrap().spawn_slots, 3);
+        assert_eq!(parse("--spawn-slots=0 -n 1 prog").unwrap().spawn_slots, 0);
+        assert!(invalid_msg("--spawn-slots x -n 1 prog").contains("spawn slots"));
+        assert!(invalid_msg("--spawn-slots 70000 -n 1 prog").contains("spawn slots"));
     }
 
     #[test]

@@ -51,10 +51,11 @@ impl Sink {
     }
 }
 
-/// The `--tag-output` prefix of `rank`'s `sink` lines: `[1,RANK]<stdout>: `
-/// (Open MPI's form; the job is always job 1 of this launcher).
-pub(crate) fn tag(rank: u32, sink: Sink) -> String {
-    format!("[1,{rank}]<{}>: ", sink.name())
+/// The `--tag-output` prefix of the `sink` lines of `rank` of job `job`:
+/// `[JOB,RANK]<stdout>: ` (Open MPI's form; the job pmixrun starts is job
+/// 1, the jobs its processes spawn 2, 3, …).
+pub(crate) fn tag(job: u32, rank: u32, sink: Sink) -> String {
+    format!("[{job},{rank}]<{}>: ", sink.name())
 }
 
 /// Where a forwarder is.
@@ -184,8 +185,9 @@ mod tests {
 
     #[test]
     fn tags_look_like_open_mpi() {
-        assert_eq!(tag(0, Sink::Stdout), "[1,0]<stdout>: ");
-        assert_eq!(tag(12, Sink::Stderr), "[1,12]<stderr>: ");
+        assert_eq!(tag(1, 0, Sink::Stdout), "[1,0]<stdout>: ");
+        assert_eq!(tag(1, 12, Sink::Stderr), "[1,12]<stderr>: ");
+        assert_eq!(tag(3, 1, Sink::Stdout), "[3,1]<stdout>: ");
     }
 
     /// A child that was silent for longer than the idle time, then wrote
@@ -232,7 +234,7 @@ mod tests {
         f.spawn(
             &b""[..],
             Sink::Stdout,
-            Some(tag(0, Sink::Stdout)),
+            Some(tag(1, 0, Sink::Stdout)),
             "t".into(),
         )
         .unwrap();

@@ -58,6 +58,9 @@ pub mod caps {
     /// Connect / disconnect (RFC0003, protocol version 5):
     /// [`CONNECT`](super::msg::CONNECT), [`DISCONNECT`](super::msg::DISCONNECT).
     pub const CONNECT: u64 = 1 << 9;
+    /// `PMIx_Spawn` through the host (protocol version 5):
+    /// [`SPAWN`](super::msg::SPAWN).
+    pub const SPAWN: u64 = 1 << 10;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
@@ -68,7 +71,7 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT;
+    pub const ALL: u64 = V4 | CONNECT | SPAWN;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -125,6 +128,9 @@ pub mod msg {
     pub const CONNECT: u16 = 21;
     /// Client → server: disconnect from a connected namespace.
     pub const DISCONNECT: u16 = 22;
+    /// Client → server: spawn (job-level infos, apps); the reply's value is
+    /// the new namespace (a string).
+    pub const SPAWN: u16 = 23;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -224,6 +230,8 @@ pub mod connect;
 mod handshake;
 mod reply;
 mod request;
+#[cfg(test)]
+mod spawn_tests;
 #[cfg(test)]
 mod tests;
 

@@ -103,6 +103,15 @@ pub enum Request {
         /// Directives (`PMIX_TIMEOUT`, `PMIX_CONNECT_NOTIFY_EACH`).
         info: Vec<Info>,
     },
+    /// `PMIx_Spawn`: start `apps` as a new job; the reply's value is the new
+    /// namespace (`PMIX_STRING`).
+    Spawn {
+        /// Job-level directives (environment directives,
+        /// `PMIX_NOTIFY_COMPLETION`, `PMIX_TIMEOUT`, …).
+        job_info: Vec<Info>,
+        /// The applications (never empty).
+        apps: Vec<crate::App>,
+    },
 }
 
 /// One published datum (`pmix_pdata_t`): who published `key` and its value.
@@ -188,6 +197,7 @@ impl Request {
             Request::Unpublish { .. } => msg::UNPUBLISH,
             Request::Connect { .. } => msg::CONNECT,
             Request::Disconnect { .. } => msg::DISCONNECT,
+            Request::Spawn { .. } => msg::SPAWN,
         }
     }
 
@@ -202,6 +212,7 @@ impl Request {
                 Some(caps::PUBSUB)
             }
             Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
+            Request::Spawn { .. } => Some(caps::SPAWN),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -277,6 +288,13 @@ impl Request {
             Request::Disconnect { nspace, info } => {
                 e.put_str(nspace);
                 e.put_infos(info);
+            }
+            Request::Spawn { job_info, apps } => {
+                e.put_infos(job_info);
+                e.put_u32(u32::try_from(apps.len()).unwrap_or(u32::MAX));
+                for a in apps {
+                    e.put_value(&Value::App(Box::new(a.clone())));
+                }
             }
         }
         e.finish()
@@ -372,6 +390,24 @@ impl Request {
                 nspace: d.get_str()?.to_owned(),
                 info: d.get_infos()?,
             },
+            msg::SPAWN => {
+                let job_info = d.get_infos()?;
+                // each app is at least a type tag, a command and counts
+                let n = d.get_count("app list", 16)?;
+                let mut apps = Vec::with_capacity(n);
+                for _ in 0..n {
+                    match d.get_value()? {
+                        Value::App(a) => apps.push(*a),
+                        v => {
+                            return Err(Error::with_context(
+                                Status::ERR_UNPACK_FAILURE,
+                                format!("spawn: an app list holds a {}", v.data_type()),
+                            ))
+                        }
+                    }
+                }
+                Request::Spawn { job_info, apps }
+            }
             t => {
                 return Err(Error::with_context(
                     Status::ERR_NOT_SUPPORTED,
