@@ -27,6 +27,9 @@ options:
                          [1,RANK]<stderr>:
   -v, --verbose          let the PMIx server log refused and dropped
                          connections on stderr
+  --no-slurm-env         do not present a Slurm job step (SLURM_JOBID,
+                         SLURM_NODELIST, SLURM_STEP_ID) to the processes:
+                         Open MPI 4.1 then runs each as a singleton
   --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X
                          accepted for mpirun compatibility; no effect
   -h, --help             print this help and exit
@@ -61,6 +64,9 @@ pub struct Options {
     pub verbose: bool,
     /// `-x` requests, in command-line order.
     pub exports: Vec<Export>,
+    /// Present a Slurm job step to the ranks (not `--no-slurm-env`): what
+    /// makes Open MPI 4.1 take pmixrun for its launcher (`mpi_env.rs`).
+    pub slurm_env: bool,
     /// The program to run (looked up in `PATH` when it has no `/`).
     pub program: String,
     /// The program's arguments.
@@ -77,6 +83,7 @@ impl Options {
             tag_output: false,
             verbose: false,
             exports: Vec::new(),
+            slurm_env: true,
             program: program.into(),
             args: Vec::new(),
         }
@@ -126,6 +133,7 @@ enum Opt {
     Timeout,
     TagOutput,
     Verbose,
+    NoSlurmEnv,
     Help,
     /// Accepted and ignored; takes a value when `true`.
     Ignored(bool),
@@ -151,6 +159,7 @@ fn lookup(flag: &str) -> Option<Opt> {
         "tag-output" => Opt::TagOutput,
         "help" => Opt::Help,
         "verbose" => Opt::Verbose,
+        "no-slurm-env" => Opt::NoSlurmEnv,
         "oversubscribe" | "allow-run-as-root" => Opt::Ignored(false),
         "bind-to" | "map-by" => Opt::Ignored(true),
         _ => return None,
@@ -219,6 +228,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
     let mut timeout = None;
     let mut tag_output = false;
     let mut verbose = false;
+    let mut slurm_env = true;
     let mut exports = Vec::new();
     let mut i = 0;
     while let Some(arg) = args.get(i) {
@@ -262,6 +272,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::Timeout => timeout = Some(parse_timeout(flag, value)?),
             Opt::TagOutput => tag_output = true,
             Opt::Verbose => verbose = true,
+            Opt::NoSlurmEnv => slurm_env = false,
             Opt::Help => return Err(UsageError::Help),
             Opt::Ignored(_) => {}
         }
@@ -277,6 +288,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         tag_output,
         verbose,
         exports,
+        slurm_env,
         program,
         args: args[i + 1..].to_vec(),
     })
@@ -412,6 +424,8 @@ mod tests {
         assert!(invalid_msg("-n 1 --bind-to").contains("needs a value"));
         assert!(parse("-v -n 1 prog").unwrap().verbose);
         assert!(parse("--verbose -n 1 prog").unwrap().verbose);
+        assert!(parse("-n 1 prog").unwrap().slurm_env);
+        assert!(!parse("--no-slurm-env -n 1 prog").unwrap().slurm_env);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use pmix_server::{Server, ServerConfig, SingleNodeJob};
 
 use crate::cli::{Export, Options};
 use crate::host::{EventState, Events, LauncherHost};
+use crate::mpi_env;
 use crate::output::{tag, Forwarders, Sink};
 use crate::session_dir::SessionDir;
 use crate::watchdog::Watchdog;
@@ -301,6 +302,8 @@ fn exported_env(exports: &[Export]) -> Vec<(String, String)> {
 /// The server, the job's registrations and its directories.
 struct Setup {
     server: Server,
+    /// This host's name, as the job data gives it.
+    hostname: String,
     nspace: Nspace,
     procs: Vec<Proc>,
     events: Arc<Events>,
@@ -334,6 +337,7 @@ impl Setup {
             .collect();
         let setup = Setup {
             server,
+            hostname: hostname.clone(),
             nspace,
             procs,
             events,
@@ -400,6 +404,14 @@ pub fn run(opts: &Options) -> i32 {
     spawn_all(opts, &setup, &mut sup, &mut fwd, watchdog.as_mut());
     let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
     sup.run(&setup.events, deadline);
+    // Every rank ended well, none spoke PMIx: an MPI program's ranks ran
+    // alone (a failed job has its own message).
+    if sup.failure.is_none() {
+        let any_connected = setup.events.snapshot().connected.iter().any(|c| *c);
+        if let Some(note) = mpi_env::singleton_note(&opts.program, opts.np, any_connected) {
+            eprintln!("{note}");
+        }
+    }
     // The watchdog stays until the directories are gone.
     setup.teardown();
     if let Some(w) = watchdog {
@@ -427,6 +439,13 @@ fn spawn_all(
 ) {
     let n = opts.np;
     let exports = exported_env(&opts.exports);
+    let slurm = if opts.slurm_env {
+        mpi_env::slurm_step_env(std::process::id(), &setup.hostname, |k| {
+            std::env::var(k).ok()
+        })
+    } else {
+        Vec::new()
+    };
     // Rank 0 reads pmixrun's stdin, unless it is a terminal: the ranks run
     // in a background process group, where reading one stops them.
     let stdin_ok = !std::io::stdin().is_terminal();
@@ -442,6 +461,7 @@ fn spawn_all(
         };
         let mut cmd = Command::new(&opts.program);
         cmd.args(&opts.args)
+            .envs(slurm.iter().map(|(k, v)| (k, v)))
             .envs(exports.iter().map(|(k, v)| (k, v)))
             .env("OMPI_COMM_WORLD_SIZE", n.to_string())
             .env("OMPI_COMM_WORLD_RANK", rank.to_string())

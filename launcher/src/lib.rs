@@ -80,6 +80,7 @@
 mod cli;
 mod host;
 mod job;
+mod mpi_env;
 mod output;
 mod pubsub;
 mod session_dir;
