@@ -60,7 +60,6 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 if ! ip netns add "$ns_a"; then
     echo "two-nodes: cannot create a network namespace here (ip netns add failed)" >&2
@@ -122,8 +121,13 @@ set +e
 # Node A's command is the first process of a PID namespace of its own:
 # when it ends, or the timeout ends `unshare`, every process of the run
 # (mpirun, both orteds, the ranks: all its descendants) is killed with it.
+# It runs in the background so that a signal to this script is handled at
+# once: the trap ends it, then the EXIT trap removes the nodes.
 timeout -k 5 "$timeout_s" "$dir/on-node" "$ns_a" pmixrs-node-a "$dir/hosts" \
-    --pid --fork --kill-child -- "$@"
+    --pid --fork --kill-child -- "$@" </dev/null &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 130' INT TERM HUP
+wait "$child"
 rc=$?
 set -e
 case "$rc" in 124 | 137) echo "two-nodes: the command ran past ${timeout_s} s and was killed" >&2 ;; esac
