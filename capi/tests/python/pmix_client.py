@@ -103,8 +103,10 @@ def main():
     check(rc == pmix.PMIX_SUCCESS and "published-by-0" in str(data),
           f"lookup: {rc} {data}")
     check(c.fence([], []) == pmix.PMIX_SUCCESS, "fence after lookup")
-    # No unpublish: the 4.2.2 bindings hand PMIx_Unpublish a key array
-    # without its NULL terminator.
+    # No unpublish: the 4.2.2 bindings write the NULL that ends the key
+    # array past the array they allocated, so PMIx_Unpublish may read a
+    # garbage key after ours (under Debian mpirun ORTE then answered
+    # PMIX_ERR_BAD_PARAM; a C program's unpublish works there).
 
     # every rank notifies the namespace; every rank hears every other
     rc = c.notify_event(EVENT, me, pmix.PMIX_RANGE_NAMESPACE, [])
