@@ -30,6 +30,9 @@ options:
                          64); a PMIx_Spawn asking for more fails
   -v, --verbose          let the PMIx server log refused and dropped
                          connections on stderr
+  --no-slurm-env         do not present a Slurm job step (SLURM_JOBID,
+                         SLURM_NODELIST, SLURM_STEP_ID) to the processes:
+                         Open MPI 4.1 then runs each as a singleton
   --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X
                          accepted for mpirun compatibility; no effect
   -h, --help             print this help and exit
@@ -74,6 +77,9 @@ pub struct Options {
     pub exports: Vec<Export>,
     /// Most spawned processes running at once (`--spawn-slots`).
     pub spawn_slots: u32,
+    /// Present a Slurm job step to the ranks (not `--no-slurm-env`): what
+    /// makes Open MPI 4.1 take pmixrun for its launcher (`mpi_env.rs`).
+    pub slurm_env: bool,
     /// The program to run (looked up in `PATH` when it has no `/`).
     pub program: String,
     /// The program's arguments.
@@ -91,6 +97,7 @@ impl Options {
             verbose: false,
             exports: Vec::new(),
             spawn_slots: crate::spawn::DEFAULT_SPAWN_SLOTS,
+            slurm_env: true,
             program: program.into(),
             args: Vec::new(),
         }
@@ -141,6 +148,7 @@ enum Opt {
     SpawnSlots,
     TagOutput,
     Verbose,
+    NoSlurmEnv,
     Help,
     /// Accepted and ignored; takes a value when `true`.
     Ignored(bool),
@@ -167,6 +175,7 @@ fn lookup(flag: &str) -> Option<Opt> {
         "tag-output" => Opt::TagOutput,
         "help" => Opt::Help,
         "verbose" => Opt::Verbose,
+        "no-slurm-env" => Opt::NoSlurmEnv,
         "oversubscribe" | "allow-run-as-root" => Opt::Ignored(false),
         "bind-to" | "map-by" => Opt::Ignored(true),
         _ => return None,
@@ -244,6 +253,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
     let mut timeout = None;
     let mut tag_output = false;
     let mut verbose = false;
+    let mut slurm_env = true;
     let mut exports = Vec::new();
     let mut spawn_slots = crate::spawn::DEFAULT_SPAWN_SLOTS;
     let mut i = 0;
@@ -289,6 +299,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::SpawnSlots => spawn_slots = parse_spawn_slots(flag, value)?,
             Opt::TagOutput => tag_output = true,
             Opt::Verbose => verbose = true,
+            Opt::NoSlurmEnv => slurm_env = false,
             Opt::Help => return Err(UsageError::Help),
             Opt::Ignored(_) => {}
         }
@@ -305,6 +316,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         verbose,
         exports,
         spawn_slots,
+        slurm_env,
         program,
         args: args[i + 1..].to_vec(),
     })
@@ -440,6 +452,8 @@ mod tests {
         assert!(invalid_msg("-n 1 --bind-to").contains("needs a value"));
         assert!(parse("-v -n 1 prog").unwrap().verbose);
         assert!(parse("--verbose -n 1 prog").unwrap().verbose);
+        assert!(parse("-n 1 prog").unwrap().slurm_env);
+        assert!(!parse("--no-slurm-env -n 1 prog").unwrap().slurm_env);
     }
 
     #[test]

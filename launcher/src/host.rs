@@ -54,6 +54,8 @@ pub(crate) struct EventState {
     pub jobs: BTreeMap<Nspace, JobEvents>,
     /// The first abort request, of any job.
     pub abort: Option<AbortRequest>,
+    /// Some client of any job completed its handshake.
+    pub any_connected: bool,
 }
 
 impl EventState {
@@ -187,6 +189,7 @@ impl LauncherHost {
 impl Host for LauncherHost {
     fn client_connected(&self, proc: &Proc, done: Completion<()>) {
         self.mark(proc, |j| &mut j.connected);
+        self.events.update(|s| s.any_connected = true);
         done(Ok(()));
     }
 

@@ -15,6 +15,7 @@ use crate::cli::{Export, Options};
 use crate::failure::{classify, Failure, Who};
 use crate::host::{Events, LauncherHost, SpawnRequest};
 use crate::launch::{Launcher, ProcPlan};
+use crate::mpi_env;
 use crate::output::Forwarders;
 use crate::session_dir::SessionDir;
 use crate::spawn::{job_end_infos, SpawnContext};
@@ -328,9 +329,24 @@ fn launcher_ids() -> std::io::Result<(u32, u32)> {
 /// The `-x` requests as environment directives (`PMIX_SET_ENVAR`), applied
 /// by the same rules as a spawn's ([`pmix_core::envar`]); `-x VAR` of an
 /// unset (or non-UTF-8) `VAR` is skipped.
-fn export_edits(exports: &[Export]) -> EnvEdits {
-    let base = |k: &str| std::env::var(k).ok();
+/// What every launched process's environment gets on top of pmixrun's
+/// own: the Slurm step variables that make Open MPI 4.1 take pmixrun for
+/// its launcher (unless `--no-slurm-env`; `mpi_env.rs`), then the `-x`
+/// variables.
+fn launch_env(opts: &Options, hostname: &str) -> EnvEdits {
     let mut edits = EnvEdits::new();
+    if opts.slurm_env {
+        for (k, v) in
+            mpi_env::slurm_step_env(std::process::id(), hostname, |k| std::env::var(k).ok())
+        {
+            edits.set(&k, &v);
+        }
+    }
+    export_edits(edits, &opts.exports)
+}
+
+fn export_edits(mut edits: EnvEdits, exports: &[Export]) -> EnvEdits {
+    let base = |k: &str| std::env::var(k).ok();
     for e in exports {
         let (name, value) = match e {
             Export::Set(k, v) => (k.clone(), v.clone()),
@@ -352,11 +368,12 @@ fn export_edits(exports: &[Export]) -> EnvEdits {
 /// The server, the first job's registrations and the directories.
 struct Setup {
     server: Server,
+    /// This host's name, as the job data gives it.
+    hostname: String,
     nspace: Nspace,
     procs: Vec<Proc>,
     events: Arc<Events>,
     dirs: SessionDir,
-    hostname: String,
     uid: u32,
     gid: u32,
 }
@@ -391,11 +408,11 @@ impl Setup {
             .collect();
         let setup = Setup {
             server,
+            hostname,
             nspace,
             procs,
             events,
             dirs,
-            hostname,
             uid,
             gid,
         };
@@ -446,7 +463,7 @@ pub fn run(opts: &Options) -> i32 {
         failure: None,
         ending: false,
         spawn_slots: opts.spawn_slots,
-        base_env: export_edits(&opts.exports),
+        base_env: launch_env(opts, &setup.hostname),
         next_job: 2,
     };
     let mut fwd = Forwarders::new();
@@ -506,6 +523,14 @@ pub fn run(opts: &Options) -> i32 {
             }
         }
     }
+    // Every rank ended well, none spoke PMIx: an MPI program's ranks ran
+    // alone (a failed job has its own message).
+    if sup.failure.is_none() {
+        let any_connected = setup.events.snapshot().any_connected;
+        if let Some(note) = mpi_env::singleton_note(&opts.program, opts.np, any_connected) {
+            eprintln!("{note}");
+        }
+    }
     // The watchdog stays until the directories are gone.
     setup.teardown();
     if let Some(w) = watchdog {
@@ -533,11 +558,14 @@ mod tests {
 
     #[test]
     fn exports_are_set_directives() {
-        let e = export_edits(&[
-            Export::Set("PMIXRS_T_A".into(), "1".into()),
-            Export::Set("PMIXRS_T_A".into(), "2".into()),
-            Export::Inherit("PMIXRS_T_SURELY_UNSET".into()),
-        ]);
+        let e = export_edits(
+            EnvEdits::new(),
+            &[
+                Export::Set("PMIXRS_T_A".into(), "1".into()),
+                Export::Set("PMIXRS_T_A".into(), "2".into()),
+                Export::Inherit("PMIXRS_T_SURELY_UNSET".into()),
+            ],
+        );
         let changes: Vec<_> = e.changes().collect();
         assert_eq!(changes, [("PMIXRS_T_A", Some("2"))]);
     }

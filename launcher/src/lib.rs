@@ -3,7 +3,7 @@
 //! `pmixrun`: a single-node resource manager embedding the pmix-rs server.
 //!
 //! ```text
-//! pmixrun -n N [--timeout S] [--tag-output] [-v] [-x VAR[=VALUE]]... [--spawn-slots N] program [args...]
+//! pmixrun -n N [--timeout S] [--tag-output] [-v] [--no-slurm-env] [-x VAR[=VALUE]]... [--spawn-slots N] program [args...]
 //! ```
 //!
 //! [`parse_args`] turns the command line into [`Options`]; [`run`] runs the
@@ -27,7 +27,10 @@
 //!    pmixrun's own uid/gid, then the namespace with the job data of
 //!    [`pmix_server::SingleNodeJob`] (the C API's order).
 //! 3. **Spawn.** N children of `program args…`, each with pmixrun's
-//!    environment, the `-x` variables, `OMPI_COMM_WORLD_{SIZE,RANK,
+//!    environment, a Slurm job step's `SLURM_JOBID`/`SLURM_NODELIST`/
+//!    `SLURM_STEP_ID` where pmixrun's environment lacks them (what makes
+//!    Open MPI 4.1 take a direct launch; not with `--no-slurm-env`; see
+//!    `mpi_env.rs`), the `-x` variables, `OMPI_COMM_WORLD_{SIZE,RANK,
 //!    LOCAL_RANK,LOCAL_SIZE}` and what `setup_fork` gives (`PMIX_NAMESPACE`,
 //!    `PMIX_RANK`, the server socket, …), all in one new process group led
 //!    by rank 0 so the job (grandchildren included) can be signalled at
@@ -80,7 +83,9 @@
 //!    it is still the directory pmixrun created), the output threads
 //!    drained (one that waits for input 250 ms after the last child ended
 //!    belongs to a leftover grandchild and is abandoned), the failure (if
-//!    any) is reported on stderr and pmixrun exits.
+//!    any) is reported on stderr and pmixrun exits. When every rank exited
+//!    0 but none connected and the program needs `libmpi.so.*`, a note says
+//!    that the MPI ranks ran as singletons.
 //!
 //! # Exit status
 //!
@@ -109,6 +114,7 @@ mod failure;
 mod host;
 mod job;
 mod launch;
+mod mpi_env;
 mod output;
 mod pubsub;
 mod session_dir;

@@ -170,6 +170,9 @@ pub mod env {
 /// Keys the server publishes for clients' internal use in the job store.
 /// They start with `pmixrs.`, outside the reserved `pmix.` space.
 pub mod keys {
+    /// The prefix of every key private to pmix-rs: never handed to a
+    /// caller that asks for all of a proc's values.
+    pub const PRIVATE_PREFIX: &str = "pmixrs.";
     /// Per local proc: its client slot (`UINT32`).
     pub const SLOT: &str = "pmixrs.slot";
     /// Per namespace (rank `WILDCARD`): index of its barrier cell (`UINT32`).
