@@ -200,10 +200,18 @@ impl Job {
     ///
     /// # Errors
     /// When the process cannot be started.
-    pub fn spawn(&mut self, mut cmd: Command) -> Result<(), String> {
+    pub fn spawn(&mut self, cmd: Command) -> Result<(), String> {
+        self.spawn_with_stderr(cmd, Stdio::inherit())
+    }
+
+    /// As [`spawn`](Self::spawn), with stderr going to `stderr`.
+    ///
+    /// # Errors
+    /// When the process cannot be started.
+    pub fn spawn_with_stderr(&mut self, mut cmd: Command, stderr: Stdio) -> Result<(), String> {
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(stderr);
         let mut child = cmd.spawn().map_err(|e| format!("spawn: {e}"))?;
         let out = child.stdout.take().ok_or("no stdout pipe")?;
         let id = self.children.len();

@@ -66,3 +66,5 @@
 pub mod harness;
 pub mod limits;
 pub mod probe;
+pub mod report;
+pub mod summary;
