@@ -333,7 +333,7 @@ mod tests {
             sides: vec!["native".into(), "other".into()],
             entries: vec![
                 lat("notify", "native", &[1000, 1000, 1000]),
-                lat("notify", "other", &[4000, 4000, 4000]),
+                lat("notify", "other", &[1500, 1500, 1500]),
                 rate("native", 1000.0),
                 rate("other", 250.0),
             ],
@@ -350,7 +350,7 @@ mod tests {
         assert_eq!(r.ratio_to_limit(a), Some(10.0));
         assert_eq!(r.ratio_to_first(a), None);
         let x = r.ratio_to_first(b).unwrap();
-        assert!((x - 4.0).abs() < 0.01, "{x}");
+        assert!((x - 1.5).abs() < 0.01, "{x}");
         assert_eq!(c.value(), 2000.0); // median of 1000, 3000, 2000
         assert_eq!(r.ratio_to_first(d), Some(4.0)); // 2000 / 500 ev/s
         assert_eq!(r.ratio_to_limit(c), None);
@@ -364,20 +364,20 @@ mod tests {
             t.contains("| limit: cache line one-way | the machine |"),
             "{t}"
         );
-        assert!(t.contains("| notify | other | 3 | 4.00 µs |"), "{t}");
+        assert!(t.contains("| notify | other | 3 | 1.50 µs |"), "{t}");
         assert!(t.contains("10.00 × cache line"), "{t}");
         assert!(t.contains("| throughput | other | 3 | | 500 ev/s |"), "{t}");
         assert!(t.contains("FAILED: fence on other: timed out"), "{t}");
         let csv = r.csv();
         assert_eq!(csv.lines().count(), 1 + 1 + 4, "{csv}");
         assert!(
-            csv.contains("\"notify\",\"notify\",2,\"other\",ns,3,4000,4000"),
+            csv.contains("\"notify\",\"notify\",2,\"other\",ns,3,1500,1500"),
             "{csv}"
         );
         let j = r.json();
         let rows = j["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 4);
-        assert_eq!(rows[1]["p50"], 4000.0);
+        assert_eq!(rows[1]["p50"], 1500.0);
         assert_eq!(rows[1]["unit"], "ns");
         assert_eq!(rows[3]["unit"], "ev/s");
         assert_eq!(j["limits"][0]["oneway_ns"], 100.0);
@@ -389,7 +389,7 @@ mod tests {
         let mut r = sample_report();
         let proto = lat("notify", "other", &[]);
         if let Measure::Latency(d) = &mut r.entry_mut(&proto).measure {
-            d.record(4000);
+            d.record(1500);
         }
         assert_eq!(r.entries.len(), 4);
         assert_eq!(r.entries[1].summary().unwrap().count, 4);

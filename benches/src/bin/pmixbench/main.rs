@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use pmix_benches::harness::{loadavg, ncpu, which};
+use pmix_benches::harness::{loadavg, ncpu, which, CpuSample};
 use pmix_benches::limits::{self, ProbeSegment};
 use pmix_benches::report::{Entry, Measure, Report};
 use pmix_benches::summary::Dist;
@@ -147,6 +147,7 @@ fn run(cli: Cli) -> Result<(), String> {
         ..Report::default()
     };
     let load0 = loadavg();
+    let cpu0 = CpuSample::now();
     let started = Instant::now();
     let runs: u64 = u64::from(o.reps)
         * specs
@@ -220,8 +221,14 @@ fn run(cli: Cli) -> Result<(), String> {
             .notes
             .push("stopped by a signal: what was measured until then".into());
     }
+    let foreign = cpu0.zip(CpuSample::now()).map_or(String::new(), |(a, b)| {
+        format!(
+            "; other processes kept {:.2} CPUs busy meanwhile",
+            b.foreign_since(&a)
+        )
+    });
     report.notes.push(format!(
-        "{n} CPUs; load average {load0} before, {} after; {:.1} s",
+        "{n} CPUs; load average {load0} before, {} after; {:.1} s{foreign}",
         loadavg(),
         started.elapsed().as_secs_f64()
     ));
