@@ -246,6 +246,9 @@ fn run(cli: Cli) -> Result<(), String> {
         eprintln!("pmixbench: plot written to {}", p.display());
     }
     drop(tmp);
+    if stopped() {
+        std::process::exit(130);
+    }
     if report.failures.is_empty() {
         Ok(())
     } else {

@@ -55,24 +55,27 @@ pub struct Sizes {
     pub gets: u64,
     /// Timed fences.
     pub fences: u64,
+    /// Init jobs per np (every rank gives one sample per job).
+    pub inits: u32,
 }
 
 impl Sizes {
     /// The sizes `o` asks for (`--quick`, `--iters`, `--duration`).
     pub fn of(o: &Opts) -> Sizes {
         let q = o.quick;
-        let iters = o.iters.unwrap_or(if q { 200 } else { 5_000 }).max(1);
+        let iters = o.iters.unwrap_or(if q { 200 } else { 20_000 }).max(1);
         let budget_ms = o
             .duration
-            .map_or(if q { 200 } else { 1_000 }, |s| (s * 1000.0) as u64);
+            .map_or(if q { 200 } else { 2_000 }, |s| (s * 1000.0) as u64);
         Sizes {
             iters,
             warm: (iters / 10).clamp(10, 500),
             budget_ms,
-            burst: if q { 10_000 } else { 200_000 },
-            per_producer: if q { 10_000 } else { 200_000 },
+            burst: if q { 10_000 } else { 1_000_000 },
+            per_producer: if q { 10_000 } else { 1_000_000 },
             gets: if q { 2_000 } else { 100_000 },
-            fences: o.iters.unwrap_or(if q { 20 } else { 200 }),
+            fences: o.iters.unwrap_or(if q { 20 } else { 1_000 }),
+            inits: if q { 1 } else { 10 },
         }
     }
 }
@@ -307,7 +310,7 @@ pub fn plan(what: &What, o: &Opts, ncpu: usize) -> (Vec<Spec>, Vec<String>) {
     }
     if want(|w| matches!(w, What::Init(_))) {
         for np in nps(if o.quick { &[2] } else { &[2, 8] }) {
-            jobs.push(Spec {
+            jobs.extend((0..z.inits).map(|_| Spec {
                 family: "init",
                 np: np.max(1),
                 progress: None,
@@ -320,7 +323,7 @@ pub fn plan(what: &What, o: &Opts, ncpu: usize) -> (Vec<Spec>, Vec<String>) {
                     rate: false,
                     limit: None,
                 }],
-            });
+            }));
         }
     }
     (jobs, notes)
