@@ -64,6 +64,17 @@ pub enum Progress {
     Sleep,
 }
 
+/// Which launcher starts the C-ABI jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LauncherChoice {
+    /// pmixrun for pmix-rs's libpmix.so.2, mpirun otherwise.
+    Auto,
+    /// This workspace's pmixrun.
+    Pmixrun,
+    /// Debian's mpirun (Open MPI 4.1 with its PMIx server).
+    Mpirun,
+}
+
 /// The target range of the notify and fan-out events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Range {
@@ -125,6 +136,11 @@ pub struct Opts {
     /// Also run through the C ABI of DIR/libpmix.so.2 (repeatable).
     #[arg(long, value_name = "DIR")]
     pub compare_lib: Vec<PathBuf>,
+    /// How the --compare-lib jobs are launched: pmixrun for pmix-rs's
+    /// library and mpirun for any other (auto), or one of them for all
+    /// (mpirun on pmix-rs's library = Open MPI's server on pmix-rs).
+    #[arg(long, value_enum, default_value_t = LauncherChoice::Auto)]
+    pub launcher: LauncherChoice,
     /// Skip pmix-rs native (compare libraries only).
     #[arg(long)]
     pub no_native: bool,

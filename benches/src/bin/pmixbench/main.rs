@@ -110,7 +110,7 @@ fn run(cli: Cli) -> Result<(), String> {
         sides.push(Side::Native);
     }
     for dir in &o.compare_lib {
-        let mut side = Side::c_abi(dir)?;
+        let mut side = Side::c_abi(dir, o.launcher)?;
         if sides.iter().any(|s: &Side| s.name() == side.name()) {
             side.rename(format!("{} ({})", side.name(), dir.display()));
         }

@@ -5,6 +5,7 @@
 
 use crate::cli::{Opts, Progress, Range, What};
 use crate::machine::{FUTEX, LINE, PIPE};
+use crate::sides::JOB_WALL;
 
 /// One figure a job prints, and the row it goes to.
 #[derive(Clone, Debug)]
@@ -317,12 +318,20 @@ pub fn plan(what: &What, o: &Opts, ncpu: usize) -> (Vec<Spec>, Vec<String>) {
                 args: s(&["init"]),
                 c_abi: true,
                 counter: false,
-                outs: vec![Out {
-                    key: "init",
-                    row: format!("PMIx_Init, np {np}"),
-                    rate: false,
-                    limit: None,
-                }],
+                outs: vec![
+                    Out {
+                        key: "init",
+                        row: format!("PMIx_Init, np {np}"),
+                        rate: false,
+                        limit: None,
+                    },
+                    Out {
+                        key: JOB_WALL,
+                        row: format!("whole job (launcher start → exit), np {np}"),
+                        rate: false,
+                        limit: None,
+                    },
+                ],
             }));
         }
     }

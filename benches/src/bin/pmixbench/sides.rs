@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use pmix_benches::harness::Job;
 
-use crate::cli::Progress;
+use crate::cli::{LauncherChoice, Progress};
 
 /// The C driver's source, carried inside the binary.
 const DRIVER_C: &str = include_str!("../../../c/pmixbench_driver.c");
@@ -26,6 +26,10 @@ const PMIXRUN_TIMEOUT_S: u64 = 100;
 pub const SPIN_ENV: &str = "PMIXRS_PROGRESS_SPIN_US";
 /// Where a fan-out job finds the parent's counter segment.
 pub const SHM_ENV: &str = "PMIXBENCH_SHM";
+
+/// The sample every job gets from the parent: the launcher's wall time
+/// from spawn to exit (start-up, the measurement, shutdown).
+pub const JOB_WALL: &str = "job_wall";
 
 /// Which launcher starts a C-ABI side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,12 +57,12 @@ pub enum Side {
 }
 
 impl Side {
-    /// A C-ABI side for `dir`, named and launched after what the library
-    /// says it is.
+    /// A C-ABI side for `dir`, named after what the library says it is
+    /// and launched as `choice` says (auto: after what it is).
     ///
     /// # Errors
     /// When `dir/libpmix.so.2` cannot be read.
-    pub fn c_abi(dir: &Path) -> Result<Side, String> {
+    pub fn c_abi(dir: &Path, choice: LauncherChoice) -> Result<Side, String> {
         let lib = dir.join("libpmix.so.2");
         let bytes = std::fs::read(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
         let has = |s: &[u8]| bytes.windows(s.len()).any(|w| w == s);
@@ -73,6 +77,13 @@ impl Side {
                 Launcher::Mpirun,
                 format!("libpmix.so.2 of {}", dir.display()),
             )
+        };
+        let (launcher, name) = match (choice, launcher) {
+            (LauncherChoice::Auto, l) => (l, name),
+            (LauncherChoice::Pmixrun, Launcher::Pmixrun)
+            | (LauncherChoice::Mpirun, Launcher::Mpirun) => (launcher, name),
+            (LauncherChoice::Pmixrun, _) => (Launcher::Pmixrun, format!("{name} under pmixrun")),
+            (LauncherChoice::Mpirun, _) => (Launcher::Mpirun, format!("{name} under mpirun")),
         };
         let dir = dir
             .canonicalize()
@@ -242,12 +253,15 @@ impl Launch {
         // stderr: keep a launcher's stderr in a file, quoted on failure
         let log = self.tmp.join("launcher.stderr");
         let file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let t0 = Instant::now();
         let mut job = Job::new();
         job.spawn_with_stderr(cmd, file.into())?;
         let r = job
             .finish(Instant::now() + JOB_DEADLINE)
             .and_then(|(lines, st)| {
-                let out = parse_output(&lines)?;
+                let mut out = parse_output(&lines)?;
+                out.samples
+                    .insert(JOB_WALL.to_owned(), vec![t0.elapsed().as_nanos() as u64]);
                 match st.first() {
                     Some(s) if s.success() => Ok(out),
                     Some(s) => Err(format!("the launcher exited with {s}")),
