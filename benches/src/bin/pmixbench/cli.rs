@@ -127,6 +127,11 @@ pub struct Opts {
     /// Time budget of each latency loop in seconds (it stops early once spent).
     #[arg(long)]
     pub duration: Option<f64>,
+    /// Events per burst (PROC_LOCAL burst; throughput: per producer).
+    /// Default 1000000, or 10000 with --compare-lib (OpenPMIx 4.2 stalls
+    /// on bursts of 100000 to a peer), 10000 with --quick.
+    #[arg(long)]
+    pub burst: Option<u64>,
     /// Repetitions of every job, alternating between the sides.
     #[arg(long, default_value_t = 1)]
     pub reps: u32,

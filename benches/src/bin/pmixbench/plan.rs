@@ -48,10 +48,9 @@ pub struct Sizes {
     pub warm: u64,
     /// Its time budget (ms), once 100 samples are taken.
     pub budget_ms: u64,
-    /// Events of a PROC_LOCAL burst.
+    /// Events of a PROC_LOCAL burst, and per producer of the throughput
+    /// job.
     pub burst: u64,
-    /// Events per producer in the throughput job.
-    pub per_producer: u64,
     /// Gets per key.
     pub gets: u64,
     /// Timed fences.
@@ -72,8 +71,11 @@ impl Sizes {
             iters,
             warm: (iters / 10).clamp(10, 500),
             budget_ms,
-            burst: if q { 10_000 } else { 1_000_000 },
-            per_producer: if q { 10_000 } else { 1_000_000 },
+            burst: o.burst.unwrap_or(if q || !o.compare_lib.is_empty() {
+                10_000
+            } else {
+                1_000_000
+            }),
             gets: if q { 2_000 } else { 100_000 },
             fences: o.iters.unwrap_or(if q { 20 } else { 1_000 }),
             inits: if q { 1 } else { 10 },
@@ -202,7 +204,7 @@ pub fn plan(what: &What, o: &Opts, ncpu: usize) -> (Vec<Spec>, Vec<String>) {
                     },
                     Out {
                         key: "burst_ev_s",
-                        row: format!("PROC_LOCAL burst from 1 thread, {tag}"),
+                        row: format!("PROC_LOCAL burst of {} from 1 thread, {tag}", z.burst),
                         rate: true,
                         limit: None,
                     },
@@ -255,12 +257,16 @@ pub fn plan(what: &What, o: &Opts, ncpu: usize) -> (Vec<Spec>, Vec<String>) {
                 family: "throughput",
                 np,
                 progress: None,
-                args: s(&["throughput", &z.per_producer.to_string()]),
+                args: s(&["throughput", &z.burst.to_string()]),
                 c_abi: true,
                 counter: false,
                 outs: vec![Out {
                     key: "recv_ev_s",
-                    row: format!("client→peer throughput, {} producer(s)", np - 1),
+                    row: format!(
+                        "client→peer throughput, {} producer(s) × {} events",
+                        np - 1,
+                        z.burst
+                    ),
                     rate: true,
                     limit: None,
                 }],
