@@ -8,6 +8,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use pmix_benches::report::{Entry, Measure, Report};
+use pmix_benches::summary::fmt_ns;
 
 const PANEL_W: u32 = 640;
 const PANEL_H: u32 = 360;
@@ -155,7 +156,7 @@ fn cdf_panel(report: &Report, area: &Area<'_>, row: &str, es: &[&Entry]) -> Draw
         .draw()?;
     for (e, pts) in curves {
         let c = color(report, &e.side);
-        let label = format!("{} (p50 {:.2} µs)", e.side, e.value() / 1e3);
+        let label = format!("{} (p50 {})", e.side, fmt_ns(e.value()));
         chart
             .draw_series(LineSeries::new(pts, c.stroke_width(2)))?
             .label(label)
