@@ -1,8 +1,9 @@
 //! `pmixbench` end to end at tiny sizes: every row of `pmixbench all
 //! --quick --json` is present on pmix-rs native with sane figures (no
 //! timed assertion: only counts, order of percentiles, positive rates and
-//! the limits), and one comparison through Debian's OpenPMIx C ABI under
-//! `mpirun` when that is installed. Every process runs under pmixbench's
+//! the limits), and comparisons through the C driver: on pmix-rs's own
+//! `libpmix.so.2` under `pmixrun`, and on Debian's OpenPMIx under `mpirun`
+//! when that is installed. Every process runs under pmixbench's
 //! own deadlines (120 s a job) and this test's 300 s bound.
 
 use std::path::PathBuf;
@@ -141,13 +142,70 @@ fn all_quick_reports_every_row_with_sane_numbers() {
     assert_eq!(init["count"], 2, "{init}");
 }
 
+/// pmix-rs's `libpmix.so.2`, built in this test's profile and installed
+/// into a fresh directory under the target dir (removed afterwards).
+fn pmix_rs_lib() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_pmixbench"));
+    let st = Command::new(env!("CARGO"))
+        .args(["build", "-q", "-p", "pmix-capi"])
+        .args(if cfg!(debug_assertions) {
+            &[][..]
+        } else {
+            &["--release"][..]
+        })
+        .status()
+        .expect("cargo build pmix-capi");
+    assert!(st.success(), "building pmix-capi failed");
+    let built = exe.with_file_name("libpmix.so");
+    let dir = exe.with_file_name(format!("pmixbench-smoke-lib-{}", std::process::id()));
+    std::fs::create_dir(&dir).expect("lib dir");
+    std::fs::copy(&built, dir.join("libpmix.so.2")).expect("copy libpmix.so");
+    dir
+}
+
+fn have(p: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).is_file()))
+}
+
+#[test]
+fn compare_lib_runs_the_c_driver_on_pmix_rs_under_pmixrun() {
+    if !(have("cc") && have("pkg-config")) {
+        eprintln!("skipped: needs cc and pkg-config with libpmix-dev (CI installs them)");
+        return;
+    }
+    let lib = pmix_rs_lib();
+    let lib_s = lib.to_string_lossy().into_owned();
+    let (ok, j) = pmixbench(&[
+        "notify",
+        "--quick",
+        "--range",
+        "custom",
+        "--progress",
+        "sleep",
+        "--compare-lib",
+        &lib_s,
+    ]);
+    std::fs::remove_dir_all(&lib).expect("remove the lib dir");
+    assert!(ok, "pmixbench failed: {}", j["failures"]);
+    assert_eq!(
+        j["sides"],
+        serde_json::json!(["pmix-rs native", "pmix-rs C ABI"])
+    );
+    let rows = rows_of(&j, "pmix-rs C ABI");
+    assert_eq!(rows.len(), 1, "{}", j["rows"]);
+    assert_eq!(rows[0]["row"], "notify one-way CUSTOM, sleep");
+    check_sane(rows[0]);
+    assert!(
+        rows[0]["x_first"].as_f64().is_some_and(|x| x > 0.0),
+        "{}",
+        rows[0]
+    );
+}
+
 #[test]
 fn compare_lib_runs_the_c_driver_on_openpmix() {
     let lib = "/usr/lib/x86_64-linux-gnu/pmix2/lib";
-    let have = |p: &str| {
-        std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).is_file()))
-    };
     let installed = have("mpirun")
         && have("cc")
         && have("pkg-config")

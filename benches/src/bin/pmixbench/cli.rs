@@ -38,20 +38,28 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum What {
     /// Event notification one-way latency, rank 0 ↔ rank 1 ping-pong.
+    #[command(after_help = EXAMPLES)]
     Notify(Opts),
     /// PMIX_RANGE_PROC_LOCAL events: thread → handler latency and a burst rate.
+    #[command(after_help = EXAMPLES)]
     ProcLocal(Opts),
     /// One event to N local peers: the sender's call and the last handler (native only).
+    #[command(after_help = EXAMPLES)]
     Fanout(Opts),
     /// Client → peer event throughput (np − 1 producers into rank 0).
+    #[command(after_help = EXAMPLES)]
     Throughput(Opts),
     /// PMIx_Get of a job key and of a peer's committed key (ns per call).
+    #[command(after_help = EXAMPLES)]
     Get(Opts),
     /// PMIx_Fence with a 1 KiB blob per rank collected.
+    #[command(after_help = EXAMPLES)]
     Fence(Opts),
     /// PMIx_Init time of every rank.
+    #[command(after_help = EXAMPLES)]
     Init(Opts),
     /// Everything above.
+    #[command(after_help = EXAMPLES)]
     All(Opts),
 }
 
