@@ -102,7 +102,7 @@ fn all_quick_reports_every_row_with_sane_numbers() {
         j["failures"]
     );
     let limits = j["limits"].as_array().expect("limits");
-    assert_eq!(limits.len(), 3, "{limits:?}");
+    assert_eq!(limits.len(), 4, "{limits:?}");
     for l in limits {
         assert!(l["oneway_ns"].as_f64().unwrap_or(0.0) > 0.0, "{l}");
     }

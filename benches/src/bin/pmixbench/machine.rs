@@ -1,13 +1,15 @@
 //! The machine's own limits, measured in the same run so that every
 //! latency is quoted as a multiple of them: one cache line bounced
 //! between two spinning processes, a futex word both sides sleep on (both
-//! from `pmix_benches::limits`, pinned to two CPUs), and one byte bounced
+//! from `pmix_benches::limits`, pinned to two CPUs; the futex also with
+//! both on the first CPU), and one byte bounced
 //! over two pipes with a child sleeping in `read` (not pinned).
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use pmix_benches::harness::ncpu;
 use pmix_benches::limits::{pingpong_once, Limit};
 use pmix_benches::report::median;
 
@@ -15,13 +17,17 @@ use pmix_benches::report::median;
 pub const LINE: &str = "cache line";
 /// The name of the futex limit.
 pub const FUTEX: &str = "futex wake";
+/// The futex limit with both processes on one CPU (for reference: a
+/// wake-up that needs no idle CPU to wake up; sleeping rows are quoted
+/// against [`FUTEX`], the cross-CPU one).
+pub const FUTEX_ONE_CPU: &str = "futex wake, one CPU";
 /// The name of the pipe limit.
 pub const PIPE: &str = "pipe wake";
 
 /// The argument that makes this binary the pipe ping-pong's echo.
 pub const PIPE_ROLE: &str = "--pipe-role";
 
-/// Measures the three limits on CPUs `cpus` (the line and the futex);
+/// Measures the limits on CPUs `cpus` (the line and the futex);
 /// `quick` takes fewer round trips. Returns (name, one-way ns).
 ///
 /// # Errors
@@ -29,14 +35,19 @@ pub const PIPE_ROLE: &str = "--pipe-role";
 pub fn measure(cpus: [usize; 2], quick: bool) -> Result<Vec<(String, f64)>, String> {
     let (lb, lp) = if quick { (20, 500) } else { (200, 1000) };
     let (fb, fp) = if quick { (10, 20) } else { (50, 20) };
+    if ncpu() < 2 {
+        return Err("one CPU: a spinning ping-pong would measure time slices".into());
+    }
     let line = pingpong_once(Limit::Line, Some(cpus), lb, lp)?;
     let futex = pingpong_once(Limit::Futex, Some(cpus), fb, fp)?;
+    let futex_one = pingpong_once(Limit::Futex, Some([cpus[0], cpus[0]]), fb, fp)?;
     let pipe = pipe_oneway(if quick { 10 } else { 50 }, 20)?;
     let get =
         |m: &std::collections::HashMap<String, f64>| m.get("oneway_ns").copied().unwrap_or(0.0);
     Ok(vec![
         (LINE.to_owned(), get(&line)),
         (FUTEX.to_owned(), get(&futex)),
+        (FUTEX_ONE_CPU.to_owned(), get(&futex_one)),
         (PIPE.to_owned(), pipe),
     ])
 }

@@ -80,7 +80,8 @@ fn find_pmixrun(o: &Opts, exe: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-/// The first two CPUs of a taskset list (`0,1`, `2-5`), for the limits.
+/// The first two CPUs of a taskset list (`0,1`, `2-5`), for the limits
+/// (0 and 1 when the list names fewer than two).
 fn first_two_cpus(list: Option<&str>) -> [usize; 2] {
     let mut cpus = Vec::new();
     for part in list.unwrap_or("0,1").split(',') {
@@ -92,10 +93,12 @@ fn first_two_cpus(list: Option<&str>) -> [usize; 2] {
             cpus.extend(a..=b);
         }
     }
+    cpus.dedup();
     match cpus[..] {
         [a, b, ..] => [a, b],
-        [a] => [a, a],
-        [] => [0, 1],
+        // a spinning ping-pong on one CPU measures time slices: the
+        // limits are the machine's, so they take CPUs 0 and 1 then
+        _ => [0, 1],
     }
 }
 
