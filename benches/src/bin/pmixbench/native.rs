@@ -44,7 +44,11 @@ pub fn client_role(args: &[String]) -> Result<(), String> {
     let r = match s(0) {
         "notify" => notify(&c, s(1), s(2) == "yield", num(3)?, num(4)?, num(5)?, false),
         "notify-chain" => notify(&c, s(1), false, num(3)?, num(4)?, num(5)?, true),
-        "proc-local" => proc_local(&c, s(1) == "yield", num(2)?, num(3)?, num(4)?, num(5)?),
+        "proc-local" => proc_local(
+            &c,
+            s(1) == "yield",
+            [num(2)?, num(3)?, num(4)?, num(5)?, num(6)?],
+        ),
         "throughput" => throughput(&c, num(1)?),
         "get" => get(&c, num(1)?, num(2)?.max(1)),
         "fence" => fence(&c, num(1)?, num(2)?),
@@ -323,15 +327,11 @@ fn notify(
         .map_err(perr("deregister_event_handler"))
 }
 
-/// PROC_LOCAL: the main thread stamps, the handler stamps; then a burst.
-fn proc_local(
-    c: &Client,
-    yield_: bool,
-    iters: u64,
-    warm: u64,
-    burst: u64,
-    budget_ms: u64,
-) -> Result<(), String> {
+/// PROC_LOCAL: the main thread stamps, the handler stamps; then a burst
+/// from this thread, and the same burst split over `threads` threads.
+/// `n` = [iters, warm, burst, budget_ms, threads].
+fn proc_local(c: &Client, yield_: bool, n: [u64; 5]) -> Result<(), String> {
+    let [iters, warm, burst, budget_ms, threads] = n;
     let seen = Seen::new();
     let s2 = Arc::clone(&seen);
     let id = c
@@ -374,6 +374,40 @@ fn proc_local(
         format!("burst: {} of {burst} handled", seen.count() - start)
     })?;
     result("burst_ev_s", burst as f64 / t0.elapsed().as_secs_f64());
+    if threads > 1 {
+        let per = burst / threads;
+        let start = seen.count();
+        let t0 = Instant::now();
+        std::thread::scope(|sc| -> Result<(), String> {
+            let hs: Vec<_> = (0..threads)
+                .map(|_| {
+                    sc.spawn(|| -> Result<(), String> {
+                        for _ in 0..per {
+                            c.notify_event(BURST, DataRange::PROC_LOCAL, &[])
+                                .map_err(perr("notify burst"))?;
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            for h in hs {
+                h.join().map_err(|_| "a producer thread panicked")??;
+            }
+            Ok(())
+        })?;
+        let want = start + per * threads;
+        poll(|| seen.count() >= want, true, &|| {
+            format!(
+                "threaded burst: {} of {} handled",
+                seen.count() - start,
+                per * threads
+            )
+        })?;
+        result(
+            "mt_burst_ev_s",
+            (per * threads) as f64 / t0.elapsed().as_secs_f64(),
+        );
+    }
     c.deregister_event_handler(id)
         .map_err(perr("deregister_event_handler"))
 }

@@ -178,21 +178,30 @@ pub fn plan(what: &What, o: &Opts, ncpu: usize) -> (Vec<Spec>, Vec<String>) {
         }
     }
     if want(|w| matches!(w, What::ProcLocal(_))) {
+        // producer threads for the threaded burst: one per CPU, at least 2;
+        // a job of its own, so that a library that fails it (OpenPMIx 4.2
+        // crashes) keeps its other rows
+        let threads = ncpu.clamp(2, 64) as u64;
+        let burst = z.burst.to_string();
         for &p in &progress {
             let wait = wait_mode(1 + usize::from(p == Progress::Spin), ncpu);
             let tag = progress_name(p);
+            let role = |iters: &str, warm: &str, threads: u64| {
+                s(&[
+                    "proc-local",
+                    wait,
+                    iters,
+                    warm,
+                    &burst,
+                    &budget,
+                    &threads.to_string(),
+                ])
+            };
             jobs.push(Spec {
                 family: "proc-local",
                 np: 1,
                 progress: Some(p),
-                args: s(&[
-                    "proc-local",
-                    wait,
-                    &iters,
-                    &warm,
-                    &z.burst.to_string(),
-                    &budget,
-                ]),
+                args: role(&iters, &warm, 1),
                 c_abi: true,
                 counter: false,
                 outs: vec![
@@ -209,6 +218,23 @@ pub fn plan(what: &What, o: &Opts, ncpu: usize) -> (Vec<Spec>, Vec<String>) {
                         limit: None,
                     },
                 ],
+            });
+            jobs.push(Spec {
+                family: "proc-local",
+                np: 1,
+                progress: Some(p),
+                args: role("0", "0", threads),
+                c_abi: true,
+                counter: false,
+                outs: vec![Out {
+                    key: "mt_burst_ev_s",
+                    row: format!(
+                        "PROC_LOCAL burst of {} from {threads} threads, {tag}",
+                        z.burst / threads * threads
+                    ),
+                    rate: true,
+                    limit: None,
+                }],
             });
         }
     }

@@ -270,7 +270,7 @@ impl Launch {
             });
         r.map_err(|e| {
             let text = std::fs::read_to_string(&log).unwrap_or_default();
-            let lines: Vec<&str> = text.lines().collect();
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
             let tail = lines[lines.len().saturating_sub(5)..].join("\n    ");
             if tail.is_empty() {
                 e
