@@ -84,7 +84,7 @@ fn rendezvous(c: &Client, peer_cluster: &str) {
     let cluster = cluster.as_str().unwrap();
     let name = multicluster_nspace(cluster, c.nspace().as_str()).unwrap();
     c.publish(&[
-        Info::new(&format!("svc-{cluster}"), name.as_str()).unwrap(),
+        Info::new(format!("svc-{cluster}"), name.as_str()).unwrap(),
         Info::new(attrs::RANGE, Value::DataRange(DataRange::GLOBAL)).unwrap(),
     ])
     .unwrap();

@@ -28,7 +28,10 @@ struct Node {
     server: Weak<Server>,
 }
 
+/// The nodes' parts of one connect that wait for the others.
 type Pending = Vec<(usize, Completion<ConnectOutcome>)>;
+/// A connect across nodes: the qualified participant set and the id.
+type ConnectKey = (Vec<Proc>, Option<String>);
 
 /// The resource manager.
 #[derive(Default)]
@@ -37,7 +40,7 @@ pub struct Rm {
     /// Qualified namespace → (node, size).
     jobs: Mutex<BTreeMap<String, (usize, u32)>>,
     /// Connects waiting for other nodes, by (qualified set, connect id).
-    pending: Mutex<BTreeMap<(Vec<Proc>, Option<String>), Pending>>,
+    pending: Mutex<BTreeMap<ConnectKey, Pending>>,
     groups: Mutex<u32>,
     /// (qualified publisher, key, value, range).
     published: Mutex<Vec<(Proc, String, Value, DataRange)>>,
