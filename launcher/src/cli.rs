@@ -23,6 +23,8 @@ options:
   -x VAR=VALUE           set VAR to VALUE in every process's environment
   --timeout S            kill the job after S seconds (fractional allowed);
                          exit status 124
+  --pset NAME:RANKS      define process set NAME (ranks like 0,2-3, or all)
+                         before the job starts; repeatable
   --tag-output           prefix each output line with [1,RANK]<stdout>: or
                          [1,RANK]<stderr>:
   -v, --verbose          let the PMIx server log refused and dropped
@@ -61,6 +63,8 @@ pub struct Options {
     pub verbose: bool,
     /// `-x` requests, in command-line order.
     pub exports: Vec<Export>,
+    /// `--pset` requests, in command-line order.
+    pub psets: Vec<crate::pset_arg::PsetArg>,
     /// The program to run (looked up in `PATH` when it has no `/`).
     pub program: String,
     /// The program's arguments.
@@ -77,6 +81,7 @@ impl Options {
             tag_output: false,
             verbose: false,
             exports: Vec::new(),
+            psets: Vec::new(),
             program: program.into(),
             args: Vec::new(),
         }
@@ -127,6 +132,7 @@ enum Opt {
     TagOutput,
     Verbose,
     Help,
+    Pset,
     /// Accepted and ignored; takes a value when `true`.
     Ignored(bool),
 }
@@ -151,6 +157,7 @@ fn lookup(flag: &str) -> Option<Opt> {
         "tag-output" => Opt::TagOutput,
         "help" => Opt::Help,
         "verbose" => Opt::Verbose,
+        "pset" => Opt::Pset,
         "oversubscribe" | "allow-run-as-root" => Opt::Ignored(false),
         "bind-to" | "map-by" => Opt::Ignored(true),
         _ => return None,
@@ -220,6 +227,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
     let mut tag_output = false;
     let mut verbose = false;
     let mut exports = Vec::new();
+    let mut psets = Vec::new();
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "--" {
@@ -237,7 +245,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         i += 1;
         let takes_value = matches!(
             opt,
-            Opt::Np | Opt::Export | Opt::Timeout | Opt::Ignored(true)
+            Opt::Np | Opt::Export | Opt::Timeout | Opt::Pset | Opt::Ignored(true)
         );
         let value = if takes_value {
             match inline {
@@ -263,6 +271,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::TagOutput => tag_output = true,
             Opt::Verbose => verbose = true,
             Opt::Help => return Err(UsageError::Help),
+            Opt::Pset => psets.push(crate::pset_arg::parse(value).map_err(|e| invalid(e.0))?),
             Opt::Ignored(_) => {}
         }
     }
@@ -277,6 +286,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         tag_output,
         verbose,
         exports,
+        psets,
         program,
         args: args[i + 1..].to_vec(),
     })
@@ -412,6 +422,15 @@ mod tests {
         assert!(invalid_msg("-n 1 --bind-to").contains("needs a value"));
         assert!(parse("-v -n 1 prog").unwrap().verbose);
         assert!(parse("--verbose -n 1 prog").unwrap().verbose);
+    }
+
+    #[test]
+    fn psets() {
+        let o = parse("--pset even:0,2 --pset=all:all -n 3 prog").unwrap();
+        assert_eq!(o.psets.len(), 2);
+        assert_eq!(o.psets[0].name, "even");
+        assert_eq!(o.psets[1].ranks, None);
+        assert!(invalid_msg("--pset bad -n 1 prog").contains("NAME:RANKS"));
     }
 
     #[test]

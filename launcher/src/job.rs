@@ -373,6 +373,25 @@ impl Setup {
     }
 }
 
+/// Defines the `--pset` process sets before any rank starts (each rank's
+/// `PMIX_PSET_NAMES` is then there at init, and the define events wait in
+/// the server's cache).
+fn define_psets(setup: &Setup, opts: &Options) -> Result<(), String> {
+    for p in &opts.psets {
+        let members: Vec<Proc> = p
+            .ranks_in(opts.np)
+            .map_err(|e| e.0)?
+            .into_iter()
+            .map(|r| Proc::from_parts(setup.nspace.clone(), Rank(r)))
+            .collect();
+        setup
+            .server
+            .define_process_set(&p.name, &members)
+            .map_err(|e| format!("cannot define process set {}: {e}", p.name))?;
+    }
+    Ok(())
+}
+
 /// Runs the job `opts` describes and returns pmixrun's exit status (see the
 /// crate documentation for the table). Messages go to stderr, the ranks'
 /// output to stdout / stderr.
@@ -384,6 +403,11 @@ pub fn run(opts: &Options) -> i32 {
             return EXIT_INTERNAL;
         }
     };
+    if let Err(e) = define_psets(&setup, opts) {
+        eprintln!("pmixrun: {e}");
+        setup.teardown();
+        return crate::EXIT_USAGE;
+    }
     let mut sup = Supervisor {
         procs: Vec::with_capacity(opts.np as usize),
         pgid: None,

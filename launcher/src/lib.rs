@@ -81,12 +81,14 @@ mod cli;
 mod host;
 mod job;
 mod output;
+mod pset_arg;
 mod pubsub;
 mod session_dir;
 mod watchdog;
 
 pub use cli::{parse_args, Export, Options, UsageError, MAX_NP, USAGE};
 pub use job::{run, EXIT_INTERNAL, EXIT_NOEXEC, EXIT_TIMEOUT};
+pub use pset_arg::PsetArg;
 
 /// Exit status of a usage error.
 pub const EXIT_USAGE: i32 = 2;
