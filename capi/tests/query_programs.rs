@@ -1,0 +1,118 @@
+//! `tests/c/client_query.c` — a C program written against Debian's
+//! OpenPMIx 4.2 `pmix.h` in the shape of OpenPMIx's `pquery`/`pps`
+//! (namespaces, the proc table, process sets, the query edge cases) —
+//! linked to this crate's `libpmix.so.2` and run:
+//!
+//! - under this workspace's `pmixrun -n 3 --pset even:0,2 --pset
+//!   everyone:all` (sets by query, by `PMIx_Get`, and their define events
+//!   reaching a handler registered after init exactly once);
+//! - under Debian's `mpirun` (Open MPI 4.1) hosting pmix-rs: `mpirun`
+//!   loads the drop-in as its server library, so the pmix-rs server inside
+//!   `mpirun` answers the namespaces and the proc table.
+//!
+//! Every run has a deadline (the child is killed by pid after it). Each
+//! test prints `SKIP:` and passes when `cc`, `pmix.h` or `mpirun` is
+//! missing (CI installs them and makes a missing one a failure).
+
+mod common;
+
+use common::{expect_ok, have, our_lib, pmix_cflags, pmixrun, run, skip, workdir, Ran};
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const NP: u32 = 3;
+
+/// `client_query.c` compiled against Debian's header and linked with the
+/// drop-in: `(program, library directory, scratch directory)`.
+fn setup(tag: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    let Some(cflags) = pmix_cflags() else {
+        skip("pmix.h (package libpmix-dev)");
+        return None;
+    };
+    if !have("cc") {
+        skip("cc");
+        return None;
+    }
+    let dir = workdir(&format!("query-{tag}"));
+    let lib = our_lib(&dir);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/client_query.c");
+    let exe = dir.join("client_query");
+    let mut cmd = Command::new(env::var("CC").unwrap_or_else(|_| "cc".into()));
+    cmd.args([
+        "-std=gnu11",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-Wno-unused-parameter",
+        "-g",
+        "-pthread",
+    ])
+    .args(&cflags)
+    .arg(&src)
+    .arg("-o")
+    .arg(&exe)
+    .arg(format!("-L{}", lib.display()))
+    .arg("-lpmix");
+    let ran = run(cmd, &dir, "cc-client_query", Duration::from_secs(120));
+    expect_ok(&ran, "compiling client_query.c");
+    Some((exe, lib, dir))
+}
+
+fn expect_all_passed(ran: &Ran, tag: &str) {
+    expect_ok(ran, tag);
+    for r in 0..NP {
+        let line = format!("rank {r}: client_query: ");
+        assert!(
+            ran.stdout
+                .lines()
+                .any(|l| l.starts_with(&line) && l.ends_with("checks passed")),
+            "{tag}: rank {r} did not pass\n--- stdout\n{}\n--- stderr\n{}",
+            ran.stdout,
+            ran.stderr
+        );
+    }
+    assert!(
+        ran.stdout.contains("proc table: ") && ran.stdout.contains("namespaces: "),
+        "{tag}: no proc table printed\n{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn c_queries_and_psets_under_pmixrun() {
+    let Some((exe, lib, dir)) = setup("pmixrun") else {
+        return;
+    };
+    let mut cmd = Command::new(pmixrun());
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .args(["--timeout", "60", "-n", &NP.to_string()])
+        .args(["--pset", "even:0,2", "--pset", "everyone:all"])
+        .arg(&exe)
+        .args([&NP.to_string(), "psets"]);
+    let ran = run(cmd, &dir, "client_query", Duration::from_secs(90));
+    expect_all_passed(&ran, "client_query under pmixrun");
+}
+
+#[test]
+fn c_queries_under_debian_mpirun_hosting_pmix_rs() {
+    if !have("mpirun") {
+        skip("mpirun (package openmpi-bin)");
+        return;
+    }
+    let Some((exe, lib, dir)) = setup("mpirun") else {
+        return;
+    };
+    let mut cmd = Command::new("mpirun");
+    // CI runs as root; without these Open MPI refuses to.
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("LD_LIBRARY_PATH", &lib)
+        .args(["--oversubscribe", "-np", &NP.to_string()])
+        .arg(&exe)
+        .arg(NP.to_string())
+        .current_dir(&dir);
+    let ran = run(cmd, &dir, "client_query-mpirun", Duration::from_secs(90));
+    expect_all_passed(&ran, "client_query under mpirun");
+}
