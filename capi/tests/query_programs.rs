@@ -27,6 +27,12 @@ const NP: u32 = 3;
 /// `client_query.c` compiled against Debian's header and linked with the
 /// drop-in: `(program, library directory, scratch directory)`.
 fn setup(tag: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    compile("client_query", tag)
+}
+
+/// `tests/c/<name>.c` compiled against Debian's header and linked with
+/// the drop-in: `(program, library directory, scratch directory)`.
+fn compile(name: &str, tag: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
     let Some(cflags) = pmix_cflags() else {
         skip("pmix.h (package libpmix-dev)");
         return None;
@@ -37,8 +43,8 @@ fn setup(tag: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
     }
     let dir = workdir(&format!("query-{tag}"));
     let lib = our_lib(&dir);
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/client_query.c");
-    let exe = dir.join("client_query");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
+    let exe = dir.join(name);
     let mut cmd = Command::new(env::var("CC").unwrap_or_else(|_| "cc".into()));
     cmd.args([
         "-std=gnu11",
@@ -55,13 +61,18 @@ fn setup(tag: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
     .arg(&exe)
     .arg(format!("-L{}", lib.display()))
     .arg("-lpmix");
-    let ran = run(cmd, &dir, "cc-client_query", Duration::from_secs(120));
-    expect_ok(&ran, "compiling client_query.c");
+    let ran = run(cmd, &dir, &format!("cc-{name}"), Duration::from_secs(120));
+    expect_ok(&ran, &format!("compiling {name}.c"));
     Some((exe, lib, dir))
 }
 
 fn expect_all_passed(ran: &Ran, tag: &str) {
     expect_ok(ran, tag);
+    assert!(
+        !ran.stderr.contains("CHECK failed"),
+        "{tag}:\n{}",
+        ran.stderr
+    );
     for r in 0..NP {
         let line = format!("rank {r}: client_query: ");
         assert!(
@@ -115,4 +126,32 @@ fn c_queries_under_debian_mpirun_hosting_pmix_rs() {
         .current_dir(&dir);
     let ran = run(cmd, &dir, "client_query-mpirun", Duration::from_secs(90));
     expect_all_passed(&ran, "client_query under mpirun");
+}
+
+/// A foreign C host (`server_query_host.c`) with a `query` slot and its
+/// process sets defined through `PMIx_server_define_process_set`: the
+/// clients get the host's answer merged with the server's, in the order
+/// asked, and the sets as under `pmixrun --pset`.
+#[test]
+fn c_host_answers_queries_and_defines_process_sets() {
+    let Some((client, lib, _)) = setup("host-client") else {
+        return;
+    };
+    let Some((host, _, dir)) = compile("server_query_host", "host") else {
+        return;
+    };
+    let mut cmd = Command::new(&host);
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .arg(&client)
+        .args([&NP.to_string(), "psets", "hosted"]);
+    let ran = run(cmd, &dir, "server_query_host", Duration::from_secs(90));
+    expect_all_passed(&ran, "client_query under server_query_host");
+    assert!(
+        ran.stdout
+            .lines()
+            .any(|l| l.starts_with("server_query_host: ") && l.ends_with("checks passed")),
+        "{}\n{}",
+        ran.stdout,
+        ran.stderr
+    );
 }

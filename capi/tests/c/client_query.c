@@ -3,9 +3,12 @@
  * (the shape of OpenPMIx's pquery/pps): written against Debian's OpenPMIx
  * 4.2 pmix.h, run on pmix-rs's libpmix.so.2.
  *
- * usage: client_query NP [psets]
+ * usage: client_query NP [psets [hosted]]
  *   NP     the job's size
  *   psets  the job was started with --pset even:0,2 --pset everyone:all
+ *          (or its host defined those sets)
+ *   hosted its host is server_query_host.c, which answers
+ *          PMIX_TIME_REMAINING = 42
  *
  * Checks: PMIX_QUERY_NAMESPACES (a comma-separated string holding ours),
  * PMIX_QUERY_PROC_TABLE / LOCAL_PROC_TABLE (PMIX_DATA_ARRAY of
@@ -108,6 +111,7 @@ int main(int argc, char **argv)
     main_thread = pthread_self();
     int np = argc > 1 ? atoi(argv[1]) : 1;
     int with_psets = argc > 2 && strcmp(argv[2], "psets") == 0;
+    int hosted = argc > 3 && strcmp(argv[3], "hosted") == 0;
     CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS);
 
     /* PMIX_QUERY_NAMESPACES: one string, comma-separated, with ours. */
@@ -164,6 +168,44 @@ int main(int argc, char **argv)
     usleep(50000);
     CHECK(atomic_load(&nb_calls) == 1);
     PMIX_QUERY_DESTRUCT(&q);
+
+    /* Keys the server leaves to its host (pmixrun or mpirun): the host's
+     * answer, or NOT_FOUND, comes back (Open MPI 4.1's mpirun answers none
+     * of these for a pmix-rs server; PMIX_QUERY_MEMORY_USAGE it never
+     * answers at all, so it is not asked). */
+    if (me.rank == 0) {
+        const char *hk[] = {PMIX_QUERY_QUEUE_LIST, PMIX_QUERY_QUEUE_STATUS, PMIX_TIME_REMAINING};
+        for (size_t k = 0; k < sizeof hk / sizeof hk[0]; k++) {
+            res = NULL;
+            n = 0;
+            pmix_status_t rc = query1(hk[k], NULL, NULL, &res, &n);
+            printf("host query %s: %s n=%zu type=%d\n", hk[k], PMIx_Error_string(rc), n,
+                   n ? (int) res[0].value.type : -1);
+            if (n && res[0].value.type == PMIX_STRING)
+                printf("host query %s = %s\n", hk[k], res[0].value.data.string);
+            PMIX_INFO_FREE(res, n);
+        }
+    }
+
+    if (hosted) {
+        /* server_query_host answers PMIX_TIME_REMAINING = 42; asked with a
+         * key the server answers, both come back in the order asked. */
+        PMIX_QUERY_CONSTRUCT(&q);
+        pmix_argv_append_nosize(&q.keys, PMIX_TIME_REMAINING);
+        pmix_argv_append_nosize(&q.keys, PMIX_QUERY_NUM_PSETS);
+        res = NULL;
+        n = 0;
+        CHECK_RC(PMIx_Query_info(&q, 1, &res, &n), PMIX_SUCCESS);
+        CHECK(n == 2);
+        if (n == 2) {
+            CHECK(PMIX_CHECK_KEY(&res[0], PMIX_TIME_REMAINING) &&
+                  res[0].value.type == PMIX_UINT32 && res[0].value.data.uint32 == 42);
+            CHECK(PMIX_CHECK_KEY(&res[1], PMIX_QUERY_NUM_PSETS) &&
+                  res[1].value.type == PMIX_SIZE && res[1].value.data.size == 2);
+        }
+        PMIX_INFO_FREE(res, n);
+        PMIX_QUERY_DESTRUCT(&q);
+    }
 
     if (with_psets) {
         /* The sets, by query. */
