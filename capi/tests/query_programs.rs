@@ -14,6 +14,7 @@
 //! test prints `SKIP:` and passes when `cc`, `pmix.h` or `mpirun` is
 //! missing (CI installs them and makes a missing one a failure).
 
+#[macro_use]
 mod common;
 
 use common::{expect_ok, have, our_lib, pmix_cflags, pmixrun, run, skip, workdir, Ran};
@@ -108,10 +109,7 @@ fn c_queries_and_psets_under_pmixrun() {
 
 #[test]
 fn c_queries_under_debian_mpirun_hosting_pmix_rs() {
-    if !have("mpirun") {
-        skip("mpirun (package openmpi-bin)");
-        return;
-    }
+    require!(have("mpirun").then_some(()), "mpirun (package openmpi-bin)");
     let Some((exe, lib, dir)) = setup("mpirun") else {
         return;
     };

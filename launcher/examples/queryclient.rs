@@ -341,11 +341,11 @@ fn runtime(c: &Client) {
         || format!("host query: {a:?}"),
     );
     println!("ready");
-    early.wait_for("define rt", |s| s.len() >= 1);
+    early.wait_for("define rt", |s| !s.is_empty());
     let late = Arc::new(Inbox::default());
     c.register_event_handler(&codes, &[], late.handler())
         .unwrap_or_else(|e| fail(format!("register: {e}")));
-    late.wait_for("define rt (late handler)", |s| s.len() >= 1);
+    late.wait_for("define rt (late handler)", |s| !s.is_empty());
     let names = c.get(&me, attrs::PSET_NAMES, &[]);
     if me.rank.0 < 2 {
         let names = names.unwrap_or_else(|e| fail(format!("get pset names: {e}")));

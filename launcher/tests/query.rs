@@ -125,7 +125,7 @@ fn runtime_psets_are_defined_and_deleted_once_for_every_handler() {
     drop(tx);
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut log = Vec::new();
-    let mut wait_lines = |want: &str, log: &mut Vec<String>| {
+    let wait_lines = |want: &str, log: &mut Vec<String>| {
         let mut seen = 0;
         while seen < N {
             let left = deadline.saturating_duration_since(Instant::now());
