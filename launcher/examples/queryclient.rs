@@ -18,6 +18,8 @@
 //!   init; each reads the other's, a local peer reads them after a fence,
 //!   and an OpenMP-style event raised PROC_LOCAL by one library reaches the
 //!   other's handler.
+//! - `remaining` (under `pmixrun --timeout 60`): `PMIX_TIME_REMAINING`,
+//!   which the server leaves to `pmixrun`, answers at most 60 seconds.
 //! - `oldserver` (with `PMIXRS_PROTOCOL_MAX=4`): what needs the server is
 //!   `PMIX_ERR_NOT_SUPPORTED`; attribute support, answered here, omits the
 //!   functions the connection cannot offer.
@@ -137,6 +139,7 @@ fn main() {
         "runtime" => runtime(&c),
         "model" => model(&c),
         "oldserver" => oldserver(&c),
+        "remaining" => remaining(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }
     c.finalize()
@@ -484,4 +487,15 @@ fn oldserver(c: &Client) {
         || format!("mixed on v4: {a:?}"),
     );
     println!("ok old server");
+}
+
+fn remaining(c: &Client) {
+    let r = c
+        .query(&[q(&[attrs::TIME_REMAINING], vec![])])
+        .unwrap_or_else(|e| fail(format!("time remaining: {e}")));
+    check(
+        matches!(r[0].value, Value::Uint32(s) if (1..=60).contains(&s)),
+        || format!("time remaining {r:?}"),
+    );
+    println!("ok time remaining");
 }

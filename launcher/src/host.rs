@@ -7,8 +7,8 @@
 //! never blocks the server (a lookup that waits for data is held in the
 //! store, not on the calling thread).
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use pmix_core::proto::PData;
 use pmix_core::{DataRange, Info, Nspace, Proc, Status};
@@ -93,6 +93,8 @@ pub(crate) struct LauncherHost {
     /// The job's published data; dropped with the host when the server
     /// goes, which answers the lookups still waiting.
     store: DataStore,
+    /// When `--timeout` ends the job, if it was given.
+    deadline: OnceLock<Instant>,
 }
 
 impl LauncherHost {
@@ -102,7 +104,14 @@ impl LauncherHost {
             nspace,
             events,
             store: DataStore::new(),
+            deadline: OnceLock::new(),
         }
+    }
+
+    /// The job ends at `at` (`--timeout`): `PMIX_TIME_REMAINING` answers
+    /// from it.
+    pub fn set_deadline(&self, at: Instant) {
+        let _ = self.deadline.set(at);
     }
 
     /// The index of `proc` in the job, if it is one of its ranks.
@@ -204,6 +213,27 @@ impl Host for LauncherHost {
     fn log(&self, proc: &Proc, data: &[Info], directives: &[Info], done: Completion<()>) {
         let _ = (proc, directives);
         done(pmix_client::log_to_stdio(data));
+    }
+
+    /// What the server leaves to `pmixrun`: `PMIX_TIME_REMAINING` (whole
+    /// seconds until `--timeout` ends the job; not answered without one).
+    fn query(&self, proc: &Proc, queries: &[pmix_core::Query], done: Completion<Vec<Info>>) {
+        let _ = proc;
+        let mut out = Vec::new();
+        for q in queries {
+            for k in &q.keys {
+                if k == pmix_core::attrs::TIME_REMAINING {
+                    if let Some(at) = self.deadline.get() {
+                        let left = at.saturating_duration_since(Instant::now()).as_secs();
+                        let left = u32::try_from(left).unwrap_or(u32::MAX);
+                        if let Ok(i) = Info::new(k.as_str(), pmix_core::Value::Uint32(left)) {
+                            out.push(i);
+                        }
+                    }
+                }
+            }
+        }
+        done(Ok(out));
     }
 }
 

@@ -301,6 +301,7 @@ fn exported_env(exports: &[Export]) -> Vec<(String, String)> {
 /// The server, the job's registrations and its directories.
 struct Setup {
     server: Server,
+    host: Arc<LauncherHost>,
     nspace: Nspace,
     procs: Vec<Proc>,
     events: Arc<Events>,
@@ -316,7 +317,8 @@ impl Setup {
         // Removed again on every early return (drop).
         let dirs = SessionDir::create(&std::env::temp_dir(), &nspace)?;
         let events = Arc::new(Events::new(np));
-        let host = Arc::new(LauncherHost::new(nspace.clone(), Arc::clone(&events)));
+        let host_handle = Arc::new(LauncherHost::new(nspace.clone(), Arc::clone(&events)));
+        let host: Arc<dyn pmix_server::Host> = Arc::clone(&host_handle) as _;
         let mut cfg = ServerConfig::new(server_ns);
         cfg.max_clients = np.max(1);
         cfg.tmpdir = std::env::temp_dir();
@@ -334,6 +336,7 @@ impl Setup {
             .collect();
         let setup = Setup {
             server,
+            host: Arc::clone(&host_handle),
             nspace,
             procs,
             events,
@@ -403,6 +406,9 @@ pub fn run(opts: &Options) -> i32 {
             return EXIT_INTERNAL;
         }
     };
+    if let Some(t) = opts.timeout {
+        setup.host.set_deadline(Instant::now() + t);
+    }
     if let Err(e) = define_psets(&setup, opts) {
         eprintln!("pmixrun: {e}");
         setup.teardown();

@@ -87,6 +87,12 @@ fn an_older_protocol_gets_not_supported_and_honest_attribute_support() {
     assert_ok(&o, 2, &["ok old server"]);
 }
 
+#[test]
+fn pmixrun_answers_the_time_its_timeout_leaves() {
+    let o = pmixrun(1, &[], "remaining");
+    assert_ok(&o, 1, &["ok time remaining"]);
+}
+
 /// Answers `PMIX_TIME_REMAINING` (and nothing else).
 struct QueryHost;
 
