@@ -162,9 +162,28 @@ fn query(c: &Client) {
     check(names.split(',').any(|n| n == ns), || {
         format!("namespaces {names:?} lack {ns}")
     });
+    // Namespace info: per namespace an array holding its PMIX_NSPACE.
+    let r = c
+        .query(&[q(&[attrs::QUERY_NAMESPACE_INFO], vec![])])
+        .unwrap_or_else(|e| fail(format!("namespace info: {e}")));
+    let Value::DataArray(per_ns) = &r[0].value else {
+        fail(format!("namespace info: {r:?}"))
+    };
+    let listed = per_ns.items().iter().any(|entry| {
+        entry.as_info_array().is_ok_and(|infos| {
+            infos
+                .iter()
+                .any(|i| i.is(attrs::NSPACE) && i.value == Value::String(ns.clone()))
+        })
+    });
+    check(listed, || format!("namespace info lacks {ns}: {per_ns:?}"));
     println!("ok namespaces");
 
     // Proc tables, in rank order, with this process's pid and RUNNING.
+    // After a fence every rank was started (before it, a rank pmixrun has
+    // not started yet is LAUNCH_UNDERWAY with pid 0).
+    c.fence(&[], &[])
+        .unwrap_or_else(|e| fail(format!("fence: {e}")));
     for key in [attrs::QUERY_PROC_TABLE, attrs::QUERY_LOCAL_PROC_TABLE] {
         let r = c
             .query(&[q(&[key], nsq())])
