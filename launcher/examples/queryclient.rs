@@ -20,6 +20,8 @@
 //!   other's handler.
 //! - `remaining` (under `pmixrun --timeout 60`): `PMIX_TIME_REMAINING`,
 //!   which the server leaves to `pmixrun`, answers at most 60 seconds.
+//! - `latency`: prints the mean time of 2000 queries answered by the
+//!   server and 2000 answered by the library (a measurement, not a test).
 //! - `oldserver` (with `PMIXRS_PROTOCOL_MAX=4`): what needs the server is
 //!   `PMIX_ERR_NOT_SUPPORTED`; attribute support, answered here, omits the
 //!   functions the connection cannot offer.
@@ -140,6 +142,7 @@ fn main() {
         "model" => model(&c),
         "oldserver" => oldserver(&c),
         "remaining" => remaining(&c),
+        "latency" => latency(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }
     c.finalize()
@@ -517,4 +520,19 @@ fn remaining(c: &Client) {
         || format!("time remaining {r:?}"),
     );
     println!("ok time remaining");
+}
+
+fn latency(c: &Client) {
+    let n = 2000u32;
+    let time = |query: &Query| {
+        let t0 = Instant::now();
+        for _ in 0..n {
+            c.query(std::slice::from_ref(query))
+                .unwrap_or_else(|e| fail(format!("latency: {e}")));
+        }
+        t0.elapsed().as_secs_f64() * 1e6 / f64::from(n)
+    };
+    let server = time(&q(&[attrs::QUERY_NAMESPACES], vec![]));
+    let local = time(&q(&[attrs::QUERY_ATTRIBUTE_SUPPORT], vec![]));
+    println!("latency: server-answered {server:.1} us, library-answered {local:.1} us per query");
 }
