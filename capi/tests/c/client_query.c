@@ -169,6 +169,21 @@ int main(int argc, char **argv)
     CHECK(atomic_load(&nb_calls) == 1);
     PMIX_QUERY_DESTRUCT(&q);
 
+    /* What this library supports, answered by the library itself. */
+    PMIX_QUERY_CONSTRUCT(&q);
+    pmix_argv_append_nosize(&q.keys, PMIX_QUERY_ATTRIBUTE_SUPPORT);
+    PMIX_INFO_CREATE(q.qualifiers, 1);
+    q.nqual = 1;
+    bool yes = true;
+    PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_CLIENT_FUNCTIONS, &yes, PMIX_BOOL);
+    res = NULL;
+    n = 0;
+    CHECK_RC(PMIx_Query_info(&q, 1, &res, &n), PMIX_SUCCESS);
+    CHECK(n == 1 && res[0].value.type == PMIX_STRING &&
+          strstr(res[0].value.data.string, "PMIx_Query_info") != NULL);
+    PMIX_INFO_FREE(res, n);
+    PMIX_QUERY_DESTRUCT(&q);
+
     /* Keys the server leaves to its host (pmixrun or mpirun): the host's
      * answer, or NOT_FOUND, comes back (Open MPI 4.1's mpirun answers none
      * of these for a pmix-rs server; PMIX_QUERY_MEMORY_USAGE it never
