@@ -153,3 +153,35 @@ fn c_host_answers_queries_and_defines_process_sets() {
         ran.stderr
     );
 }
+
+/// The same program under valgrind (every rank): the query results the
+/// library allocates, the `_nb` results released through `release_fn`,
+/// the pset values of `PMIx_Get` — no invalid access, no definite leak.
+#[test]
+fn c_queries_are_clean_under_valgrind() {
+    require!(have("valgrind").then_some(()), "valgrind");
+    let Some((exe, lib, dir)) = setup("valgrind") else {
+        return;
+    };
+    let mut cmd = Command::new(pmixrun());
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .args(["--timeout", "400", "-n", &NP.to_string()])
+        .args(["--pset", "even:0,2", "--pset", "everyone:all"])
+        .args([
+            "valgrind",
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--show-leak-kinds=definite",
+            "--errors-for-leak-kinds=definite",
+            "-q",
+        ])
+        .arg(&exe)
+        .args([&NP.to_string(), "psets"]);
+    let ran = run(cmd, &dir, "client_query-valgrind", Duration::from_secs(450));
+    expect_all_passed(&ran, "client_query under valgrind");
+    assert!(
+        !ran.stderr.contains("=="),
+        "valgrind reported:\n{}",
+        ran.stderr
+    );
+}
