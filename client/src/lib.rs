@@ -20,6 +20,7 @@ mod data;
 mod event;
 mod fence;
 mod fence_failure;
+mod get_all;
 mod group;
 mod log;
 mod lost;
@@ -28,6 +29,7 @@ mod peers;
 mod query;
 mod resolve;
 mod services;
+mod spawn;
 
 pub use connect::ConnectDone;
 pub use event::{Event, EventCompletion, ProcessEvents};
@@ -529,6 +531,19 @@ impl Client {
             return self.pset_members(info);
         }
         data::get(&self.inner, proc, key, info)
+    }
+
+    /// `get` with no key (`PMIx_Get` with a NULL key): every value of
+    /// `proc` this process sees now, without waiting — its own puts,
+    /// `store_internal` values, a local peer's committed card, the job
+    /// data of the rank (`WILDCARD`: of the job) and remote cards a fence
+    /// brought. A key appears once.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for rank `UNDEF`, `PMIX_ERR_NOT_FOUND` when
+    /// nothing is known of `proc`.
+    pub fn get_all(&self, proc: &Proc) -> Result<Vec<Info>> {
+        get_all::get_all(&self.inner, proc)
     }
 
     /// [`get`](Self::get) completing through `done` on another thread.

@@ -36,6 +36,7 @@ mod log;
 mod pubsub;
 mod query;
 mod resolve;
+mod spawn;
 
 pub use connect::*;
 pub use data::*;
@@ -46,3 +47,4 @@ pub use log::*;
 pub use pubsub::*;
 pub use query::*;
 pub use resolve::*;
+pub use spawn::*;

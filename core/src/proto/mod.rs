@@ -61,6 +61,9 @@ pub mod caps {
     /// `PMIx_Query_info` answered by the server and its host (protocol
     /// version 5): [`QUERY`](super::msg::QUERY).
     pub const QUERY: u64 = 1 << 12;
+    /// `PMIx_Spawn` through the host (protocol version 5):
+    /// [`SPAWN`](super::msg::SPAWN).
+    pub const SPAWN: u64 = 1 << 10;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
@@ -71,7 +74,7 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT | QUERY;
+    pub const ALL: u64 = V4 | CONNECT | SPAWN | QUERY;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -131,6 +134,9 @@ pub mod msg {
     /// Client → server: queries (`PMIx_Query_info`) the client could not
     /// answer itself; the reply carries the answers (`proto::query`).
     pub const QUERY: u16 = 46;
+    /// Client → server: spawn (job-level infos, apps); the reply's value is
+    /// the new namespace (a string).
+    pub const SPAWN: u16 = 23;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -170,6 +176,9 @@ pub mod env {
 /// Keys the server publishes for clients' internal use in the job store.
 /// They start with `pmixrs.`, outside the reserved `pmix.` space.
 pub mod keys {
+    /// The prefix of every key private to pmix-rs: never handed to a
+    /// caller that asks for all of a proc's values.
+    pub const PRIVATE_PREFIX: &str = "pmixrs.";
     /// Per local proc: its client slot (`UINT32`).
     pub const SLOT: &str = "pmixrs.slot";
     /// Per namespace (rank `WILDCARD`): index of its barrier cell (`UINT32`).
@@ -231,6 +240,8 @@ mod handshake;
 pub mod query;
 mod reply;
 mod request;
+#[cfg(test)]
+mod spawn_tests;
 #[cfg(test)]
 mod tests;
 

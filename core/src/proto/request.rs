@@ -111,6 +111,15 @@ pub enum Request {
         /// The queries, keys and qualifiers as the caller gave them.
         queries: Vec<crate::Query>,
     },
+    /// `PMIx_Spawn`: start `apps` as a new job; the reply's value is the new
+    /// namespace (`PMIX_STRING`).
+    Spawn {
+        /// Job-level directives (environment directives,
+        /// `PMIX_NOTIFY_COMPLETION`, `PMIX_TIMEOUT`, …).
+        job_info: Vec<Info>,
+        /// The applications (never empty).
+        apps: Vec<crate::App>,
+    },
 }
 
 /// One published datum (`pmix_pdata_t`): who published `key` and its value.
@@ -197,6 +206,7 @@ impl Request {
             Request::Connect { .. } => msg::CONNECT,
             Request::Disconnect { .. } => msg::DISCONNECT,
             Request::Query { .. } => msg::QUERY,
+            Request::Spawn { .. } => msg::SPAWN,
         }
     }
 
@@ -212,6 +222,7 @@ impl Request {
             }
             Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
             Request::Query { .. } => Some(caps::QUERY),
+            Request::Spawn { .. } => Some(caps::SPAWN),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -289,6 +300,13 @@ impl Request {
                 e.put_infos(info);
             }
             Request::Query { queries } => super::query::encode_queries(&mut e, queries),
+            Request::Spawn { job_info, apps } => {
+                e.put_infos(job_info);
+                e.put_u32(u32::try_from(apps.len()).unwrap_or(u32::MAX));
+                for a in apps {
+                    e.put_value(&Value::App(Box::new(a.clone())));
+                }
+            }
         }
         e.finish()
     }
@@ -386,6 +404,24 @@ impl Request {
             msg::QUERY => Request::Query {
                 queries: super::query::decode_queries(&mut d)?,
             },
+            msg::SPAWN => {
+                let job_info = d.get_infos()?;
+                // each app is at least a type tag, a command and counts
+                let n = d.get_count("app list", 16)?;
+                let mut apps = Vec::with_capacity(n);
+                for _ in 0..n {
+                    match d.get_value()? {
+                        Value::App(a) => apps.push(*a),
+                        v => {
+                            return Err(Error::with_context(
+                                Status::ERR_UNPACK_FAILURE,
+                                format!("spawn: an app list holds a {}", v.data_type()),
+                            ))
+                        }
+                    }
+                }
+                Request::Spawn { job_info, apps }
+            }
             t => {
                 return Err(Error::with_context(
                     Status::ERR_NOT_SUPPORTED,
