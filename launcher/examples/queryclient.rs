@@ -320,6 +320,17 @@ fn query(c: &Client) {
     check(fns.split(',').any(|f| f == "PMIx_Query_info"), || {
         format!("client functions {fns:?}")
     });
+    // Spawn support: pmixrun (the host) says what it honours.
+    let r = c
+        .query(&[q(&[attrs::QUERY_SPAWN_SUPPORT], vec![])])
+        .unwrap_or_else(|e| fail(format!("spawn support: {e}")));
+    let sup = string(&r[0].value);
+    check(
+        [attrs::WDIR, attrs::SET_ENVAR, attrs::NOTIFY_COMPLETION]
+            .iter()
+            .all(|a| sup.split(',').any(|x| x == *a)),
+        || format!("spawn support {sup:?}"),
+    );
     println!("ok edge cases");
 }
 
@@ -364,6 +375,16 @@ fn runtime(c: &Client) {
             && a.results[0].value == Value::Uint32(42)
             && a.results[1].is(attrs::QUERY_NAMESPACES),
         || format!("host query: {a:?}"),
+    );
+    // A host that does not answer spawn support: the server's own list.
+    let r = c
+        .query(&[q(&[attrs::QUERY_SPAWN_SUPPORT], vec![])])
+        .unwrap_or_else(|e| fail(format!("spawn support: {e}")));
+    check(
+        string(&r[0].value)
+            .split(',')
+            .any(|x| x == attrs::SPAWN_TIMEOUT),
+        || format!("server spawn support {r:?}"),
     );
     println!("ready");
     early.wait_for("define rt", |s| !s.is_empty());

@@ -281,12 +281,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         i += 1;
         let takes_value = matches!(
             opt,
-            Opt::Np
-                | Opt::Export
-                | Opt::Timeout
-                | Opt::Pset
-                | Opt::SpawnSlots
-                | Opt::Ignored(true)
+            Opt::Np | Opt::Export | Opt::Timeout | Opt::Pset | Opt::SpawnSlots | Opt::Ignored(true)
         );
         let value = if takes_value {
             match inline {

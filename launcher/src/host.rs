@@ -18,6 +18,23 @@ use pmix_server::{Completion, Host};
 
 use crate::pubsub::DataStore;
 
+/// The spawn attributes `pmixrun` honours (`PMIX_QUERY_SPAWN_SUPPORT`):
+/// the environment directives, the working directory, completion
+/// notification and the deadlines (`spawn.rs`, `server/src/ops/spawn.rs`).
+const SPAWN_SUPPORTED: &[&str] = &[
+    pmix_core::attrs::SET_ENVAR,
+    pmix_core::attrs::ADD_ENVAR,
+    pmix_core::attrs::UNSET_ENVAR,
+    pmix_core::attrs::PREPEND_ENVAR,
+    pmix_core::attrs::APPEND_ENVAR,
+    pmix_core::attrs::FIRST_ENVAR,
+    pmix_core::attrs::WDIR,
+    pmix_core::attrs::NOTIFY_COMPLETION,
+    pmix_core::attrs::JOB_TIMEOUT,
+    pmix_core::attrs::SPAWN_TIMEOUT,
+    pmix_core::attrs::TIMEOUT,
+];
+
 /// A client's `PMIx_Abort`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct AbortRequest {
@@ -297,12 +314,20 @@ impl Host for LauncherHost {
     }
 
     /// What the server leaves to `pmixrun`: `PMIX_TIME_REMAINING` (whole
-    /// seconds until `--timeout` ends the job; not answered without one).
+    /// seconds until `--timeout` ends the job; not answered without one)
+    /// and `PMIX_QUERY_SPAWN_SUPPORT` (the spawn attributes `pmixrun`
+    /// honours, comma-separated).
     fn query(&self, proc: &Proc, queries: &[pmix_core::Query], done: Completion<Vec<Info>>) {
         let _ = proc;
         let mut out = Vec::new();
         for q in queries {
             for k in &q.keys {
+                if k == pmix_core::attrs::QUERY_SPAWN_SUPPORT {
+                    let v = pmix_core::Value::String(SPAWN_SUPPORTED.join(","));
+                    if let Ok(i) = Info::new(k.as_str(), v) {
+                        out.push(i);
+                    }
+                }
                 if k == pmix_core::attrs::TIME_REMAINING {
                     if let Some(at) = self.deadline.get() {
                         let left = at.saturating_duration_since(Instant::now()).as_secs();
