@@ -30,6 +30,7 @@ use crate::ops::connect::groups::Groups;
 use crate::ops::event::interest::Interests;
 use crate::ops::event::pusher::Pusher;
 use crate::ops::event::store::EventStore;
+use crate::psets::Psets;
 use crate::registry::Registry;
 use crate::timer::Timer;
 
@@ -124,6 +125,8 @@ pub(crate) struct State {
     pub(crate) interest: Interests,
     /// Connected groups (`ops/connect`).
     pub(crate) connects: Groups,
+    /// Process sets the host defined.
+    pub(crate) psets: Psets,
 }
 
 impl State {
@@ -136,6 +139,7 @@ impl State {
             events: EventStore::new(cfg.event_cache_size),
             interest: Interests::default(),
             connects: Groups::default(),
+            psets: Psets::default(),
         }
     }
 }

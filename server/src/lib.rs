@@ -61,6 +61,7 @@ mod link;
 mod nudge;
 mod ops;
 mod outbound;
+mod psets;
 mod reactor;
 mod registry;
 mod secret;
@@ -229,7 +230,9 @@ impl Server {
     /// second registration of the same namespace; `PMIX_ERR_OUT_OF_RESOURCE`
     /// when no barrier cell is left or the store is full.
     pub fn register_nspace(&self, nspace: &Nspace, nlocal: u32, info: &[Info]) -> Result<()> {
-        registration::register_nspace(&self.inner, nspace, nlocal, info)
+        registration::register_nspace(&self.inner, nspace, nlocal, info)?;
+        // Sets defined before the namespace existed may name its ranks.
+        ops::psets::names_for_new_nspace(&self.inner)
     }
 
     /// Removes a namespace and its data; its clients must be deregistered.
@@ -373,6 +376,30 @@ impl Server {
         info: &[Info],
     ) -> Result<()> {
         ops::event::route::host_notify(&self.inner, status, source, range, info)
+    }
+
+    /// Defines process set `name` with `members`
+    /// (`PMIx_server_define_process_set`): queries answer it, each
+    /// member's `get` of `PMIX_PSET_NAMES` names it, and the local clients
+    /// get `PMIX_PROCESS_SET_DEFINE` with `PMIX_PSET_NAME` and
+    /// `PMIX_PSET_MEMBERS` (once each, late handlers included). Defining
+    /// an existing name replaces its members.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an empty name or no members.
+    #[doc(alias = "PMIx_server_define_process_set")]
+    pub fn define_process_set(&self, name: &str, members: &[Proc]) -> Result<()> {
+        ops::psets::define(&self.inner, name, members)
+    }
+
+    /// Deletes process set `name` (`PMIx_server_delete_process_set`);
+    /// the local clients get `PMIX_PROCESS_SET_DELETE`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` when no set has that name.
+    #[doc(alias = "PMIx_server_delete_process_set")]
+    pub fn delete_process_set(&self, name: &str) -> Result<()> {
+        ops::psets::delete(&self.inner, name)
     }
 
     /// Keeps a value about `proc` in this process only

@@ -103,6 +103,14 @@ pub enum Request {
         /// Directives (`PMIX_TIMEOUT`, `PMIX_CONNECT_NOTIFY_EACH`).
         info: Vec<Info>,
     },
+    /// `PMIx_Query_info`: the queries (or the keys of them) the client
+    /// could not answer itself. The reply's status is `SUCCESS`,
+    /// `PMIX_ERR_PARTIAL_SUCCESS` or an error; its value the answers
+    /// ([`query::encode_results`](super::query::encode_results)).
+    Query {
+        /// The queries, keys and qualifiers as the caller gave them.
+        queries: Vec<crate::Query>,
+    },
     /// `PMIx_Spawn`: start `apps` as a new job; the reply's value is the new
     /// namespace (`PMIX_STRING`).
     Spawn {
@@ -197,6 +205,7 @@ impl Request {
             Request::Unpublish { .. } => msg::UNPUBLISH,
             Request::Connect { .. } => msg::CONNECT,
             Request::Disconnect { .. } => msg::DISCONNECT,
+            Request::Query { .. } => msg::QUERY,
             Request::Spawn { .. } => msg::SPAWN,
         }
     }
@@ -212,6 +221,7 @@ impl Request {
                 Some(caps::PUBSUB)
             }
             Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
+            Request::Query { .. } => Some(caps::QUERY),
             Request::Spawn { .. } => Some(caps::SPAWN),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
@@ -289,6 +299,7 @@ impl Request {
                 e.put_str(nspace);
                 e.put_infos(info);
             }
+            Request::Query { queries } => super::query::encode_queries(&mut e, queries),
             Request::Spawn { job_info, apps } => {
                 e.put_infos(job_info);
                 e.put_u32(u32::try_from(apps.len()).unwrap_or(u32::MAX));
@@ -389,6 +400,9 @@ impl Request {
             msg::DISCONNECT => Request::Disconnect {
                 nspace: d.get_str()?.to_owned(),
                 info: d.get_infos()?,
+            },
+            msg::QUERY => Request::Query {
+                queries: super::query::decode_queries(&mut d)?,
             },
             msg::SPAWN => {
                 let job_info = d.get_infos()?;
