@@ -12,7 +12,7 @@ use crate::data::{dmodex, modex};
 use crate::inner::Inner;
 use crate::link::{Link, ReplyTo};
 use crate::ops::event::{host_calls, route};
-use crate::ops::{connect, fence, group, lifecycle, log, pubsub};
+use crate::ops::{connect, fence, group, lifecycle, log, pubsub, query, spawn};
 
 /// Serves one request frame of `link`'s client.
 pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
@@ -96,5 +96,7 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
             accept,
             info,
         } => group::join(inner, to(msg::GROUP_JOIN), id, leader, accept, info),
+        Request::Query { queries } => query::query(inner, to(msg::QUERY), queries),
+        Request::Spawn { job_info, apps } => spawn::spawn(inner, to(msg::SPAWN), job_info, apps),
     }
 }

@@ -145,7 +145,10 @@ pub trait Host: Send + Sync + 'static {
     /// Relay a local client's event beyond this node: its range is
     /// SESSION, GLOBAL or RM, or NAMESPACE / CUSTOM with targets on other
     /// nodes. `source` is the client (the server stamps it; a client cannot
-    /// claim to be another proc). The server has already delivered the
+    /// claim to be another proc). The server's connect events for members
+    /// on other nodes come this way too (CUSTOM, naming only those members;
+    /// e.g. `PMIX_ERR_PROC_TERM_WO_SYNC` with `source` the member that
+    /// died): pass them to those nodes' [`Server::notify`](crate::Server::notify). The server has already delivered the
     /// event to its own local targets; an event the host itself gave to
     /// [`Server::notify`](crate::Server::notify) never comes back here.
     /// A client that asked for an answer (`PMIX_RANGE_RM`) gets the status
@@ -184,7 +187,15 @@ pub trait Host: Send + Sync + 'static {
         not_supported(done, "deregister_events");
     }
 
-    /// Answer queries (later issue).
+    /// `PMIx_Query_info` of a local client (`proc`): the queries, or the
+    /// keys of them, the server could not answer itself (it answers the
+    /// namespaces it serves, their local proc tables, process sets, and
+    /// what it supports), each with the caller's qualifiers
+    /// (`PMIX_NSPACE`, `PMIX_PSET_NAME`, `PMIX_GROUP_ID`, …). `done` gets
+    /// one info per answered key, keyed by the query key, typed as the
+    /// attribute table says (`pmix_core::attrs`); keys the host cannot
+    /// answer are simply left out. An error counts as no answer.
+    #[doc(alias = "pmix_server_query_fn_t")]
     fn query(&self, proc: &Proc, queries: &[pmix_core::Query], done: Completion<Vec<Info>>) {
         let _ = (proc, queries);
         not_supported(done, "query");

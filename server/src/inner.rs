@@ -30,6 +30,7 @@ use crate::ops::connect::groups::Groups;
 use crate::ops::event::interest::Interests;
 use crate::ops::event::pusher::Pusher;
 use crate::ops::event::store::EventStore;
+use crate::psets::Psets;
 use crate::registry::Registry;
 use crate::timer::Timer;
 
@@ -126,6 +127,8 @@ pub(crate) struct State {
     pub(crate) connects: Groups,
     /// PMIx groups (`ops/group`).
     pub(crate) groups: crate::ops::group::tracker::GroupTracker,
+    /// Process sets the host defined.
+    pub(crate) psets: Psets,
 }
 
 impl State {
@@ -139,6 +142,7 @@ impl State {
             interest: Interests::default(),
             connects: Groups::default(),
             groups: crate::ops::group::tracker::GroupTracker::default(),
+            psets: Psets::default(),
         }
     }
 }

@@ -61,6 +61,7 @@ mod link;
 mod nudge;
 mod ops;
 mod outbound;
+mod psets;
 mod reactor;
 mod registry;
 mod secret;
@@ -230,7 +231,9 @@ impl Server {
     /// second registration of the same namespace; `PMIX_ERR_OUT_OF_RESOURCE`
     /// when no barrier cell is left or the store is full.
     pub fn register_nspace(&self, nspace: &Nspace, nlocal: u32, info: &[Info]) -> Result<()> {
-        registration::register_nspace(&self.inner, nspace, nlocal, info)
+        registration::register_nspace(&self.inner, nspace, nlocal, info)?;
+        // Sets defined before the namespace existed may name its ranks.
+        ops::psets::names_for_new_nspace(&self.inner)
     }
 
     /// Removes a namespace and its data; its clients must be deregistered.
@@ -376,6 +379,30 @@ impl Server {
         ops::event::route::host_notify(&self.inner, status, source, range, info)
     }
 
+    /// Defines process set `name` with `members`
+    /// (`PMIx_server_define_process_set`): queries answer it, each
+    /// member's `get` of `PMIX_PSET_NAMES` names it, and the local clients
+    /// get `PMIX_PROCESS_SET_DEFINE` with `PMIX_PSET_NAME` and
+    /// `PMIX_PSET_MEMBERS` (once each, late handlers included). Defining
+    /// an existing name replaces its members.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an empty name or no members.
+    #[doc(alias = "PMIx_server_define_process_set")]
+    pub fn define_process_set(&self, name: &str, members: &[Proc]) -> Result<()> {
+        ops::psets::define(&self.inner, name, members)
+    }
+
+    /// Deletes process set `name` (`PMIx_server_delete_process_set`);
+    /// the local clients get `PMIX_PROCESS_SET_DELETE`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` when no set has that name.
+    #[doc(alias = "PMIx_server_delete_process_set")]
+    pub fn delete_process_set(&self, name: &str) -> Result<()> {
+        ops::psets::delete(&self.inner, name)
+    }
+
     /// Keeps a value about `proc` in this process only
     /// (`PMIx_Store_internal` called by the host); [`get`](Self::get) finds
     /// it first. Clients never see it.
@@ -409,6 +436,38 @@ impl Server {
             return Ok(v.clone());
         }
         job::server_get(&self.inner, proc, key)
+    }
+
+    /// The host's `PMIx_Get` with a NULL key: every value known of `proc`
+    /// in this process — the values stored with
+    /// [`store_internal`](Self::store_internal), the registered job data of
+    /// its rank (`WILDCARD`: of the job), and what a local client of that
+    /// rank committed (any scope). A key appears once, in that order of
+    /// precedence. Never waits.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for rank `UNDEF` (which rank's values?),
+    /// `PMIX_ERR_NOT_FOUND` when nothing is known of `proc`.
+    pub fn get_all(&self, proc: &Proc) -> Result<Vec<Info>> {
+        if proc.rank == pmix_core::Rank::UNDEF {
+            return Err(Error::bad_param(
+                "get with a NULL key: rank UNDEF names no single proc",
+            ));
+        }
+        let mut out: Vec<Info> = Vec::new();
+        for (p, k, v) in self.inner.internal.lock().iter().rev() {
+            if p == proc && !out.iter().any(|o| o.is(k)) {
+                out.push(Info::new(k, v.clone())?);
+            }
+        }
+        job::server_get_all(&self.inner, proc, &mut out);
+        if out.is_empty() {
+            return Err(Error::with_context(
+                Status::ERR_NOT_FOUND,
+                format!("no value is known for {proc:?}"),
+            ));
+        }
+        Ok(out)
     }
 
     /// The shared segment (tests read the clients' event rings through it).

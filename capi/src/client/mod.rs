@@ -36,7 +36,9 @@ mod init;
 mod job_control;
 mod log;
 mod pubsub;
+mod query;
 mod resolve;
+mod spawn;
 
 pub use connect::*;
 pub use data::*;
@@ -47,4 +49,6 @@ pub use init::*;
 pub use job_control::*;
 pub use log::*;
 pub use pubsub::*;
+pub use query::*;
 pub use resolve::*;
+pub use spawn::*;

@@ -62,7 +62,6 @@ macro_rules! unsupported {
 mod credential;
 mod data_pack;
 mod fabric;
-mod group;
 mod iof;
 mod query;
 mod resources;
@@ -77,7 +76,6 @@ mod tests;
 pub use credential::*;
 pub use data_pack::*;
 pub use fabric::*;
-pub use group::*;
 pub use iof::*;
 pub use query::*;
 pub use resources::*;

@@ -30,9 +30,6 @@ unsafe extern "C" fn info_cb(
 ) {
     called();
 }
-unsafe extern "C" fn spawn_cb(_: pmix_status_t, _: *mut c_char, _: *mut c_void) {
-    called();
-}
 unsafe extern "C" fn setup_cb(
     _: pmix_status_t,
     _: *mut pmix_info_t,
@@ -93,11 +90,8 @@ fn entry_points_answer_not_supported_and_never_call_back() {
     // read.
     let rcs = unsafe {
         [
-            PMIx_Spawn(c, 0, ptr::null(), 0, sm),
-            PMIx_Spawn_nb(c, 0, ptr::null(), 0, Some(spawn_cb), cbd),
             PMIx_server_setup_application(s, n, 0, Some(setup_cb), cbd),
             PMIx_server_setup_local_support(s, n, 0, Some(op_cb), cbd),
-            PMIx_Query_info_nb(ptr::null_mut(), 0, Some(info_cb), cbd),
             PMIx_Register_attributes(sm, ptr::null_mut()),
             PMIx_Allocation_request_nb(0, n, 0, Some(info_cb), cbd),
             PMIx_Process_monitor_nb(c, 0, c, 0, Some(info_cb), cbd),
@@ -107,8 +101,6 @@ fn entry_points_answer_not_supported_and_never_call_back() {
             PMIx_server_deregister_resources(n, 0, Some(op_cb), cbd),
             PMIx_Get_credential_nb(c, 0, Some(cred_cb), cbd),
             PMIx_Validate_credential_nb(ptr::null(), c, 0, Some(valid_cb), cbd),
-            PMIx_server_define_process_set(p, 0, s),
-            PMIx_server_delete_process_set(sm),
             PMIx_Fabric_register(ptr::null_mut(), c, 0),
             PMIx_Fabric_register_nb(ptr::null_mut(), c, 0, Some(op_cb), cbd),
             PMIx_Fabric_update(ptr::null_mut()),
@@ -165,8 +157,6 @@ fn entry_points_clear_their_outputs() {
         assert_eq!(f(ptr::null_mut(), ptr::null_mut()), PMIX_ERR_NOT_SUPPORTED);
     };
     // SAFETY: the outputs are NULL or writable, nothing else is read.
-    check(&mut |r, nr| unsafe { PMIx_Query_info(n.cast(), 1, r, nr) });
-    // SAFETY: as above.
     check(&mut |r, nr| unsafe { PMIx_Allocation_request(1, n, 0, r, nr) });
     // SAFETY: as above.
     check(&mut |r, nr| unsafe { PMIx_Process_monitor(c, 0, c, 0, r, nr) });

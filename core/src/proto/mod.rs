@@ -65,6 +65,12 @@ pub mod caps {
     /// [`GROUP_INVITE`](super::msg::GROUP_INVITE),
     /// [`GROUP_JOIN`](super::msg::GROUP_JOIN).
     pub const GROUPS: u64 = 1 << 11;
+    /// `PMIx_Query_info` answered by the server and its host (protocol
+    /// version 5): [`QUERY`](super::msg::QUERY).
+    pub const QUERY: u64 = 1 << 12;
+    /// `PMIx_Spawn` through the host (protocol version 5):
+    /// [`SPAWN`](super::msg::SPAWN).
+    pub const SPAWN: u64 = 1 << 10;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
@@ -75,7 +81,7 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT | GROUPS;
+    pub const ALL: u64 = V4 | CONNECT | SPAWN | QUERY | GROUPS;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -145,6 +151,12 @@ pub mod msg {
     /// Client → server: answer an invitation (id, leader, `u8` accept,
     /// infos); an accept's reply carries the outcome.
     pub const GROUP_JOIN: u16 = 40;
+    /// Client → server: queries (`PMIx_Query_info`) the client could not
+    /// answer itself; the reply carries the answers (`proto::query`).
+    pub const QUERY: u16 = 46;
+    /// Client → server: spawn (job-level infos, apps); the reply's value is
+    /// the new namespace (a string).
+    pub const SPAWN: u16 = 23;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -184,6 +196,9 @@ pub mod env {
 /// Keys the server publishes for clients' internal use in the job store.
 /// They start with `pmixrs.`, outside the reserved `pmix.` space.
 pub mod keys {
+    /// The prefix of every key private to pmix-rs: never handed to a
+    /// caller that asks for all of a proc's values.
+    pub const PRIVATE_PREFIX: &str = "pmixrs.";
     /// Per local proc: its client slot (`UINT32`).
     pub const SLOT: &str = "pmixrs.slot";
     /// Per namespace (rank `WILDCARD`): index of its barrier cell (`UINT32`).
@@ -243,8 +258,11 @@ pub fn canonical_procs(mut procs: Vec<Proc>) -> Vec<Proc> {
 pub mod connect;
 pub mod group;
 mod handshake;
+pub mod query;
 mod reply;
 mod request;
+#[cfg(test)]
+mod spawn_tests;
 #[cfg(test)]
 mod tests;
 

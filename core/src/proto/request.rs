@@ -148,6 +148,23 @@ pub enum Request {
         /// Directives.
         info: Vec<Info>,
     },
+    /// `PMIx_Query_info`: the queries (or the keys of them) the client
+    /// could not answer itself. The reply's status is `SUCCESS`,
+    /// `PMIX_ERR_PARTIAL_SUCCESS` or an error; its value the answers
+    /// ([`query::encode_results`](super::query::encode_results)).
+    Query {
+        /// The queries, keys and qualifiers as the caller gave them.
+        queries: Vec<crate::Query>,
+    },
+    /// `PMIx_Spawn`: start `apps` as a new job; the reply's value is the new
+    /// namespace (`PMIX_STRING`).
+    Spawn {
+        /// Job-level directives (environment directives,
+        /// `PMIX_NOTIFY_COMPLETION`, `PMIX_TIMEOUT`, …).
+        job_info: Vec<Info>,
+        /// The applications (never empty).
+        apps: Vec<crate::App>,
+    },
 }
 
 /// One published datum (`pmix_pdata_t`): who published `key` and its value.
@@ -238,6 +255,8 @@ impl Request {
             Request::GroupLeave { .. } => msg::GROUP_LEAVE,
             Request::GroupInvite { .. } => msg::GROUP_INVITE,
             Request::GroupJoin { .. } => msg::GROUP_JOIN,
+            Request::Query { .. } => msg::QUERY,
+            Request::Spawn { .. } => msg::SPAWN,
         }
     }
 
@@ -257,6 +276,8 @@ impl Request {
             | Request::GroupLeave { .. }
             | Request::GroupInvite { .. }
             | Request::GroupJoin { .. } => Some(caps::GROUPS),
+            Request::Query { .. } => Some(caps::QUERY),
+            Request::Spawn { .. } => Some(caps::SPAWN),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -353,6 +374,14 @@ impl Request {
             Request::GroupDestruct { id, info } | Request::GroupLeave { id, info } => {
                 e.put_str(id);
                 e.put_infos(info);
+            }
+            Request::Query { queries } => super::query::encode_queries(&mut e, queries),
+            Request::Spawn { job_info, apps } => {
+                e.put_infos(job_info);
+                e.put_u32(u32::try_from(apps.len()).unwrap_or(u32::MAX));
+                for a in apps {
+                    e.put_value(&Value::App(Box::new(a.clone())));
+                }
             }
         }
         e.finish()
@@ -472,6 +501,27 @@ impl Request {
                 id: d.get_str()?.to_owned(),
                 info: d.get_infos()?,
             },
+            msg::QUERY => Request::Query {
+                queries: super::query::decode_queries(&mut d)?,
+            },
+            msg::SPAWN => {
+                let job_info = d.get_infos()?;
+                // each app is at least a type tag, a command and counts
+                let n = d.get_count("app list", 16)?;
+                let mut apps = Vec::with_capacity(n);
+                for _ in 0..n {
+                    match d.get_value()? {
+                        Value::App(a) => apps.push(*a),
+                        v => {
+                            return Err(Error::with_context(
+                                Status::ERR_UNPACK_FAILURE,
+                                format!("spawn: an app list holds a {}", v.data_type()),
+                            ))
+                        }
+                    }
+                }
+                Request::Spawn { job_info, apps }
+            }
             t => {
                 return Err(Error::with_context(
                     Status::ERR_NOT_SUPPORTED,

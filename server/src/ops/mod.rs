@@ -14,4 +14,7 @@ pub(crate) mod fence;
 pub(crate) mod group;
 pub(crate) mod lifecycle;
 pub(crate) mod log;
+pub(crate) mod psets;
 pub(crate) mod pubsub;
+pub(crate) mod query;
+pub(crate) mod spawn;
