@@ -227,6 +227,53 @@ fn overlap(c: &Client) {
         "x and y share a context id".into()
     });
     println!("ok same procs twice");
+    // the server's group queries: a, b, x, y are live at every member
+    c.fence(&[], &[])
+        .unwrap_or_else(|e| fail(format!("fence: {e}")));
+    let q = |key: &str, quals: Vec<Info>| pmix_core::Query {
+        keys: vec![key.to_owned()],
+        qualifiers: quals,
+    };
+    let got = c
+        .query(&[
+            q(attrs::QUERY_NUM_GROUPS, vec![]),
+            q(attrs::QUERY_GROUP_NAMES, vec![]),
+            q(
+                attrs::QUERY_GROUP_MEMBERSHIP,
+                vec![Info::new(attrs::GROUP_ID, "a").unwrap()],
+            ),
+        ])
+        .unwrap_or_else(|e| fail(format!("group queries: {e}")));
+    let val = |key: &str| {
+        pmix_core::info::find(&got, key)
+            .map(|i| i.value.clone())
+            .unwrap_or_else(|| fail(format!("no {key} in {got:?}")))
+    };
+    check(
+        val(attrs::QUERY_NUM_GROUPS).to_u64().ok() == Some(4),
+        || format!("NUM_GROUPS {got:?}"),
+    );
+    let names = val(attrs::QUERY_GROUP_NAMES);
+    let mut names: Vec<String> = names
+        .as_str()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::to_owned)
+        .collect();
+    names.sort();
+    check(names == ["a", "b", "x", "y"], || {
+        format!("GROUP_NAMES {names:?}")
+    });
+    let members = match val(attrs::QUERY_GROUP_MEMBERSHIP) {
+        Value::DataArray(a) => a
+            .procs()
+            .map(|v| v.into_iter().cloned().collect::<Vec<_>>()),
+        v => fail(format!("GROUP_MEMBERSHIP {v:?}")),
+    };
+    check(members.as_ref().ok() == Some(&a_order), || {
+        format!("GROUP_MEMBERSHIP of a {members:?}")
+    });
+    println!("ok group queries");
     // a fence over ("a", WILDCARD): only a's members take part
     if r <= 2 {
         c.fence(&[wild(&gid("a"))], &[timeout(10)])

@@ -46,6 +46,7 @@ fn overlapping_groups_at_once_rank_address_and_reuse_their_ids() {
         ("ok unknown group", 4),
         ("ok overlap", 4),
         ("ok same procs twice", 4),
+        ("ok group queries", 4),
         ("ok group fence", 3),
         ("ok group get", 4),
         ("ok custom notify", 4),

@@ -1,5 +1,6 @@
 //! The query keys the server answers from what it holds: the namespaces it
-//! serves, their local processes, the process sets, what it supports.
+//! serves, their local processes, the process sets, the PMIx groups (the
+//! group tracker, `ops/group`), what it supports.
 //! Value types are those OpenPMIx 4.2 hands to a C caller: names as one
 //! comma-separated string, proc tables as arrays of `pmix_proc_info_t` in
 //! rank order, counts as `SIZE`.
@@ -84,6 +85,24 @@ pub(crate) fn answer(inner: &Inner, st: &State, key: &str, quals: &[Info]) -> Re
             })?;
             match st.psets.members(name) {
                 Some(m) => Value::DataArray(Box::new(DataArray::from_procs(m.to_vec()))),
+                None => return Ok(Answer::Elsewhere),
+            }
+        }
+        attrs::QUERY_NUM_GROUPS => Value::Size(st.groups.live.len() as u64),
+        attrs::QUERY_GROUP_NAMES => Value::String(
+            st.groups
+                .live
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        attrs::QUERY_GROUP_MEMBERSHIP => {
+            let id = qualifier(quals, attrs::GROUP_ID).ok_or_else(|| {
+                Error::bad_param(format!("query {key} needs a PMIX_GROUP_ID qualifier"))
+            })?;
+            match st.groups.live.get(id) {
+                Some(g) => Value::DataArray(Box::new(DataArray::from_procs(g.members.clone()))),
                 None => return Ok(Answer::Elsewhere),
             }
         }
