@@ -17,6 +17,10 @@
 //! - `kill` (4 ranks): rank 3 prints `dying <unix-ms>` and SIGKILLs itself;
 //!   the others construct over the job and print `failed <status> <unix-ms>`,
 //!   and hear `PMIX_GROUP_INVITE_FAILED` naming rank 3.
+//! - `killleader` (4 ranks): rank 0 declares itself `PMIX_GROUP_LEADER`,
+//!   calls construct (`_nb`) and SIGKILLs itself 300 ms later; ranks 1, 2
+//!   wait in the construct (rank 3 never calls it) and get
+//!   `PMIX_ERR_LOST_CONNECTION` and `PMIX_GROUP_LEADER_FAILED` naming rank 0.
 //! - `memberdied` (4 ranks): all construct "t" with
 //!   `PMIX_GROUP_NOTIFY_TERMINATION` and "u" without; rank 3 prints
 //!   `dying <unix-ms>` and SIGKILLs itself; the others print `member failed
@@ -784,6 +788,57 @@ fn invite_scenario(c: &Client) {
     }
 }
 
+fn kill_leader(c: &Client) {
+    let me = c.proc().clone();
+    let all = [wild(&me.nspace)];
+    match me.rank.0 {
+        0 => {
+            c.group_construct_nb(
+                "led",
+                &all,
+                &[flag(attrs::GROUP_LEADER), timeout(20)],
+                |_| {},
+            );
+            std::thread::sleep(Duration::from_millis(300));
+            println!("dying {}", now_ms());
+            let pid = std::process::id().to_string();
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid])
+                .status();
+            std::thread::sleep(Duration::from_secs(30));
+            fail("still alive".into());
+        }
+        3 => std::thread::sleep(Duration::from_millis(1500)),
+        _ => {
+            let heard = Arc::new(Mutex::new(Vec::<u32>::new()));
+            let h2 = Arc::clone(&heard);
+            c.register_event_handler(&[Status::GROUP_LEADER_FAILED], &[], move |e, done| {
+                if let Some(Value::Proc(p)) =
+                    pmix_core::info::find(e.info, attrs::EVENT_AFFECTED_PROC)
+                        .map(|i| i.value.clone())
+                {
+                    h2.lock().unwrap().push(p.rank.0);
+                }
+                done.done(Status::SUCCESS, vec![]);
+            })
+            .unwrap_or_else(|e| fail(format!("register: {e}")));
+            match c.group_construct("led", &all, &[timeout(20)]) {
+                Err(e) => println!("failed {} {}", e.status().0, now_ms()),
+                Ok(x) => fail(format!("construct succeeded without its leader: {x:?}")),
+            }
+            let end = Instant::now() + Duration::from_secs(5);
+            while heard.lock().unwrap().is_empty() && Instant::now() < end {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let got = heard.lock().unwrap().clone();
+            check(got == vec![0], || {
+                format!("PMIX_GROUP_LEADER_FAILED about {got:?}")
+            });
+            println!("ok leader failed");
+        }
+    }
+}
+
 fn optional(c: &Client) {
     let me = c.proc().clone();
     if me.rank.0 == 3 {
@@ -843,6 +898,7 @@ fn main() {
         "leave" => leave_scenario(&c),
         "invite" => invite_scenario(&c),
         "memberdied" => member_died(&c),
+        "killleader" => kill_leader(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }
     c.finalize()

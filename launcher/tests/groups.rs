@@ -278,3 +278,29 @@ fn invite_with_an_accept_a_decline_and_a_death_completes_with_the_rest() {
     }
     assert!(server.groups().is_empty(), "{:?}", server.groups());
 }
+
+#[test]
+fn the_leader_killed_mid_construct_fails_it_with_leader_failed_within_a_second() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, ns) = one_node_job("gleader", 4, Arc::new(NullHost), tmp.path());
+    let kids = (0..4)
+        .map(|r| start_client("groupclient", &server, &ns, r, "killleader"))
+        .collect();
+    let outs = wait_all(kids, Duration::from_secs(60));
+    let died = stamp(&outs[0], "dying").unwrap_or_else(|| panic!("{}", text(&outs[0])));
+    for o in &outs[1..3] {
+        assert!(o.status.success(), "{}", text(o));
+        let f = stamp(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(f.0, pmix_core::Status::ERR_LOST_CONNECTION.0, "{}", text(o));
+        let after = f.1.saturating_sub(died.1);
+        eprintln!("group construct failed {after} ms after the leader's SIGKILL");
+        assert!(
+            after < 1000,
+            "failed {after} ms after the death: {}",
+            text(o)
+        );
+        assert!(text(o).contains("ok leader failed"), "{}", text(o));
+    }
+    assert!(outs[3].status.success(), "{}", text(&outs[3]));
+    assert!(server.groups().is_empty());
+}

@@ -4,7 +4,9 @@
 //! `PMIX_GROUP_LEFT` when a member leaves, `PMIX_GROUP_INVITE_FAILED` when
 //! a member is gone before a construct completed (to the leader, else to
 //! every participant that called), `PMIX_GROUP_MEMBERSHIP_UPDATE` when an
-//! optional construct completed without some members.
+//! optional construct completed without some members,
+//! `PMIX_GROUP_LEADER_FAILED` when the declared leader of a construct is
+//! gone first (no participant can claim the lead: the construct fails).
 
 use std::sync::Arc;
 
@@ -78,4 +80,10 @@ pub(super) fn membership_update(inner: &Arc<Inner>, id: &str, members: &[Proc]) 
     if let Err(e) = host_notify(inner, status, Some(first), DataRange::CUSTOM, &info) {
         inner.log(format_args!("group {id}: event {status} not raised: {e}"));
     }
+}
+
+/// `PMIX_GROUP_LEADER_FAILED` about the declared leader `gone` of
+/// construct `id`, to the other participants that called.
+pub(super) fn leader_failed(inner: &Arc<Inner>, gone: &Proc, id: &str, participants: Vec<Proc>) {
+    about(inner, Status::GROUP_LEADER_FAILED, gone, id, &participants);
 }

@@ -297,8 +297,14 @@ pub(crate) fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
         ),
         Ended::Aborted(ep, gone) => {
             if let Kind::GroupConstruct(id) = &ep.key.kind {
-                let targets = failure_targets(inner, id, &ep);
-                events::invite_failed(inner, &gone, id, targets);
+                let (leader, targets) = failure_targets(inner, id, &ep);
+                if leader.as_ref() == Some(&gone) {
+                    // nobody can claim the lead here: the construct fails
+                    let all = ep.contributed.iter().map(|(p, _)| p.clone()).collect();
+                    events::leader_failed(inner, &gone, id, all);
+                } else {
+                    events::invite_failed(inner, &gone, id, targets);
+                }
             }
             fail(&ep, gone_error(inner, &gone));
         }
@@ -306,10 +312,10 @@ pub(crate) fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
     }
 }
 
-/// Who hears that a member of construct `id` is gone: its
-/// `PMIX_GROUP_LEADER` when one declared itself, else every participant
-/// that called.
-fn failure_targets(inner: &Inner, id: &str, ep: &Episode<ReplyTo>) -> Vec<Proc> {
+/// The declared `PMIX_GROUP_LEADER` of construct `id`, if any, and who
+/// hears that a member is gone: the leader when one declared itself, else
+/// every participant that called.
+fn failure_targets(inner: &Inner, id: &str, ep: &Episode<ReplyTo>) -> (Option<Proc>, Vec<Proc>) {
     let st = inner.state.lock();
     let leader = st
         .groups
@@ -317,10 +323,11 @@ fn failure_targets(inner: &Inner, id: &str, ep: &Episode<ReplyTo>) -> Vec<Proc> 
         .get(id)
         .and_then(|p| p.parts.iter().find(|(_, part)| part.leader))
         .map(|(who, _)| who.clone());
-    match leader {
-        Some(l) => vec![l],
+    let targets = match &leader {
+        Some(l) => vec![l.clone()],
         None => ep.contributed.iter().map(|(p, _)| p.clone()).collect(),
-    }
+    };
+    (leader, targets)
 }
 
 /// `proc` died: the other members of every live group made with
