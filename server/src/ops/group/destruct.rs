@@ -67,16 +67,24 @@ pub(crate) fn destruct(inner: &Arc<Inner>, to: ReplyTo, id: String, info: Vec<In
     }
 }
 
-fn end(inner: &Inner, id: &str) {
+/// The group leaves the server's state, every member is answered, then
+/// its job-store copy goes (off the members' path) unless a new group of
+/// that id was made meanwhile (checked under the state lock, which a new
+/// construct holds to register itself).
+fn end(inner: &Inner, id: &str, ep: &Episode<ReplyTo>) {
     inner.state.lock().groups.live.remove(id);
-    store::remove_group(inner, id);
+    finish(ep, &Reply::status(Status::SUCCESS));
+    let st = inner.state.lock();
+    if !st.groups.live.contains_key(id) {
+        store::remove_group(inner, id);
+    }
+    drop(st);
 }
 
 /// Every live local member destructed.
 pub(super) fn done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String) {
     if !ep.remote {
-        end(inner, &id);
-        return finish(&ep, &Reply::status(Status::SUCCESS));
+        return end(inner, &id, &ep);
     }
     let set = ep.key.procs.clone();
     let info = ep.directives.clone();
@@ -98,10 +106,7 @@ pub(super) fn done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String) {
                 return;
             };
             match r {
-                Ok(_) => {
-                    end(&i, &id);
-                    finish(&ep, &Reply::status(Status::SUCCESS));
-                }
+                Ok(_) => end(&i, &id, &ep),
                 Err(e) => finish(&ep, &Reply::error(&e)),
             }
         }),
