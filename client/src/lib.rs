@@ -26,6 +26,7 @@ mod lost;
 mod peers;
 mod resolve;
 mod services;
+pub mod tool;
 
 pub use connect::ConnectDone;
 pub use event::{Event, EventCompletion, ProcessEvents};
@@ -292,6 +293,13 @@ impl Client {
             secret: cfg.secret.clone(),
         };
         let hs = conn::connect(&cfg.socket, &hello, cfg.connect_timeout)?;
+        Self::from_handshake(cfg, hs)
+    }
+
+    /// The client a successful handshake made (a tool's proc is the one
+    /// its `TOOL_WELCOME` gave).
+    pub(crate) fn from_handshake(cfg: &ClientConfig, hs: conn::Handshake) -> Result<Client> {
+        let me = hs.tool.clone().unwrap_or_else(|| cfg.proc.clone());
         let w = hs.welcome;
         let fail = |e: Error| {
             hs.conn.close();
@@ -330,7 +338,7 @@ impl Client {
                         Error::with_context(Status::ERR_INIT, format!("inbound event ring: {e}"))
                     })?;
                 Some(event::Events::start(
-                    cfg.proc.clone(),
+                    me.clone(),
                     inbound,
                     cfg.progress_spin,
                 )?)
@@ -351,7 +359,7 @@ impl Client {
             .collect();
         let client = Client {
             inner: Arc::new(Inner {
-                me: cfg.proc.clone(),
+                me: me.clone(),
                 server: w.server,
                 caps: w.caps,
                 conn: hs.conn,
@@ -391,7 +399,7 @@ impl Client {
                 }));
         }
         let events = client.inner.events.as_ref().map(Arc::downgrade);
-        let (me, policy) = (cfg.proc.clone(), cfg.on_lost_server);
+        let policy = cfg.on_lost_server;
         let server_pid = client.inner.conn.server_pid();
         client.inner.conn.set_on_lost(Box::new(move || {
             let ev = events.and_then(|w| w.upgrade());

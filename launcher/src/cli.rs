@@ -27,6 +27,10 @@ options:
                          [1,RANK]<stderr>:
   -v, --verbose          let the PMIx server log refused and dropped
                          connections on stderr
+  --report-uri FILE      write the server's URI (PMIX_SERVER_URI, for
+                         tools) to FILE (- stdout, + stderr) once it listens
+  --report-pid FILE      write pmixrun's pid (PMIX_SERVER_PIDINFO) to FILE
+                         (- stdout, + stderr) once it listens
   --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X
                          accepted for mpirun compatibility; no effect
   -h, --help             print this help and exit
@@ -61,6 +65,10 @@ pub struct Options {
     pub verbose: bool,
     /// `-x` requests, in command-line order.
     pub exports: Vec<Export>,
+    /// Where to write the server's URI once it listens (`--report-uri`).
+    pub report_uri: Option<String>,
+    /// Where to write pmixrun's pid once it listens (`--report-pid`).
+    pub report_pid: Option<String>,
     /// The program to run (looked up in `PATH` when it has no `/`).
     pub program: String,
     /// The program's arguments.
@@ -77,6 +85,8 @@ impl Options {
             tag_output: false,
             verbose: false,
             exports: Vec::new(),
+            report_uri: None,
+            report_pid: None,
             program: program.into(),
             args: Vec::new(),
         }
@@ -126,6 +136,8 @@ enum Opt {
     Timeout,
     TagOutput,
     Verbose,
+    ReportUri,
+    ReportPid,
     Help,
     /// Accepted and ignored; takes a value when `true`.
     Ignored(bool),
@@ -151,6 +163,8 @@ fn lookup(flag: &str) -> Option<Opt> {
         "tag-output" => Opt::TagOutput,
         "help" => Opt::Help,
         "verbose" => Opt::Verbose,
+        "report-uri" => Opt::ReportUri,
+        "report-pid" => Opt::ReportPid,
         "oversubscribe" | "allow-run-as-root" => Opt::Ignored(false),
         "bind-to" | "map-by" => Opt::Ignored(true),
         _ => return None,
@@ -220,6 +234,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
     let mut tag_output = false;
     let mut verbose = false;
     let mut exports = Vec::new();
+    let (mut report_uri, mut report_pid) = (None, None);
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "--" {
@@ -237,7 +252,12 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         i += 1;
         let takes_value = matches!(
             opt,
-            Opt::Np | Opt::Export | Opt::Timeout | Opt::Ignored(true)
+            Opt::Np
+                | Opt::Export
+                | Opt::Timeout
+                | Opt::ReportUri
+                | Opt::ReportPid
+                | Opt::Ignored(true)
         );
         let value = if takes_value {
             match inline {
@@ -262,6 +282,8 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::Timeout => timeout = Some(parse_timeout(flag, value)?),
             Opt::TagOutput => tag_output = true,
             Opt::Verbose => verbose = true,
+            Opt::ReportUri => report_uri = Some(value.to_owned()),
+            Opt::ReportPid => report_pid = Some(value.to_owned()),
             Opt::Help => return Err(UsageError::Help),
             Opt::Ignored(_) => {}
         }
@@ -277,6 +299,8 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         tag_output,
         verbose,
         exports,
+        report_uri,
+        report_pid,
         program,
         args: args[i + 1..].to_vec(),
     })

@@ -93,6 +93,8 @@ pub(crate) struct LauncherHost {
     /// The job's published data; dropped with the host when the server
     /// goes, which answers the lookups still waiting.
     store: DataStore,
+    /// Tools attached so far (each gets `<job nspace>-tool-<n>`).
+    tools: std::sync::atomic::AtomicU32,
 }
 
 impl LauncherHost {
@@ -102,6 +104,7 @@ impl LauncherHost {
             nspace,
             events,
             store: DataStore::new(),
+            tools: std::sync::atomic::AtomicU32::new(0),
         }
     }
 
@@ -122,6 +125,19 @@ impl LauncherHost {
 }
 
 impl Host for LauncherHost {
+    /// A tool gets the identity it asked for, else
+    /// `<job nspace>-tool-<n>` rank 0 (n counts this job's tools).
+    fn tool_connected(&self, info: &[Info], done: Completion<Proc>) {
+        if info.iter().any(|i| i.is(pmix_core::attrs::TOOL_NSPACE)) {
+            return done(pmix_server::host::default_tool_identity(info));
+        }
+        // ORDERING: Relaxed — a counter; only its uniqueness matters.
+        let n = self.tools.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let minted = Nspace::new(format!("{}-tool-{n}", self.nspace))
+            .map(|ns| Proc::from_parts(ns, pmix_core::Rank(0)));
+        done(minted);
+    }
+
     fn client_connected(&self, proc: &Proc, done: Completion<()>) {
         self.mark(proc, |s| &mut s.connected);
         done(Ok(()));

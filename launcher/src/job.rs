@@ -298,6 +298,9 @@ fn exported_env(exports: &[Export]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Tools that may be attached to a job at once.
+const TOOL_SLOTS: u32 = 8;
+
 /// The server, the job's registrations and its directories.
 struct Setup {
     server: Server,
@@ -318,7 +321,9 @@ impl Setup {
         let events = Arc::new(Events::new(np));
         let host = Arc::new(LauncherHost::new(nspace.clone(), Arc::clone(&events)));
         let mut cfg = ServerConfig::new(server_ns);
-        cfg.max_clients = np.max(1);
+        // The ranks, and room for tools attached at once (`pmix ps`, a
+        // debugger): each holds a client slot while attached.
+        cfg.max_clients = np.max(1) + TOOL_SLOTS;
         cfg.tmpdir = std::env::temp_dir();
         // The server's notes on dropped connections are noise when pmixrun
         // kills a job; `-v` shows them.
@@ -384,6 +389,11 @@ pub fn run(opts: &Options) -> i32 {
             return EXIT_INTERNAL;
         }
     };
+    if let Err(e) = report(&setup.server, opts) {
+        eprintln!("pmixrun: {e}");
+        setup.teardown();
+        return EXIT_INTERNAL;
+    }
     let mut sup = Supervisor {
         procs: Vec::with_capacity(opts.np as usize),
         pgid: None,
@@ -413,6 +423,31 @@ pub fn run(opts: &Options) -> i32 {
             f.exit_code()
         }
     }
+}
+
+/// Writes `text` and a newline to `dest`: `-` stdout, `+` stderr, else
+/// a file.
+fn write_report(dest: &str, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let line = format!("{text}\n");
+    match dest {
+        "-" => std::io::stdout().write_all(line.as_bytes()),
+        "+" => std::io::stderr().write_all(line.as_bytes()),
+        path => std::fs::write(path, line),
+    }
+    .map_err(|e| format!("cannot write {dest}: {e}"))
+}
+
+/// `--report-uri` / `--report-pid`: the server's URI and pmixrun's pid,
+/// for scripts and tools, once the server listens.
+fn report(server: &Server, opts: &Options) -> Result<(), String> {
+    if let Some(dest) = &opts.report_uri {
+        write_report(dest, &server.uri())?;
+    }
+    if let Some(dest) = &opts.report_pid {
+        write_report(dest, &std::process::id().to_string())?;
+    }
+    Ok(())
 }
 
 /// Starts every rank (in one new process group, led by rank 0, which the

@@ -124,6 +124,9 @@ pub(crate) struct State {
     pub(crate) interest: Interests,
     /// Connected groups (`ops/connect`).
     pub(crate) connects: Groups,
+    /// Attached tools (`tool.rs`), and whether their namespace was made
+    /// for them (then it goes with them).
+    pub(crate) tools: HashMap<Proc, bool>,
 }
 
 impl State {
@@ -136,6 +139,7 @@ impl State {
             events: EventStore::new(cfg.event_cache_size),
             interest: Interests::default(),
             connects: Groups::default(),
+            tools: HashMap::new(),
         }
     }
 }

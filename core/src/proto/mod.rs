@@ -58,6 +58,9 @@ pub mod caps {
     /// Connect / disconnect (RFC0003, protocol version 5):
     /// [`CONNECT`](super::msg::CONNECT), [`DISCONNECT`](super::msg::DISCONNECT).
     pub const CONNECT: u64 = 1 << 9;
+    /// Tools (protocol version 5): [`TOOL_HELLO`](super::msg::TOOL_HELLO)
+    /// opens the connection of a process the host did not launch.
+    pub const TOOL: u64 = 1 << 13;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
@@ -68,7 +71,7 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT;
+    pub const ALL: u64 = V4 | CONNECT | TOOL;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -125,6 +128,12 @@ pub mod msg {
     pub const CONNECT: u16 = 21;
     /// Client → server: disconnect from a connected namespace.
     pub const DISCONNECT: u16 = 22;
+    /// Tool → server: [`ToolHello`](super::ToolHello), instead of a
+    /// `HELLO` (protocol version 5, [`TOOL`](super::caps::TOOL)).
+    pub const TOOL_HELLO: u16 = 47;
+    /// Server → tool: [`ToolWelcome`](super::ToolWelcome) (a refusal is a
+    /// plain `WELCOME`).
+    pub const TOOL_WELCOME: u16 = 48;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -224,9 +233,11 @@ pub mod connect;
 mod handshake;
 mod reply;
 mod request;
+pub mod tool;
 #[cfg(test)]
 mod tests;
 
 pub use handshake::{agree_version, Hello, Welcome};
 pub use reply::Reply;
 pub use request::{pdata_from_value, pdata_to_value, PData, Request};
+pub use tool::{ToolHello, ToolWelcome};
