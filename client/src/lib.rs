@@ -24,6 +24,7 @@ mod group;
 mod log;
 mod lost;
 mod peers;
+mod query;
 mod resolve;
 mod services;
 pub mod tool;
@@ -33,6 +34,7 @@ pub use event::{Event, EventCompletion, ProcessEvents};
 pub use log::log_to_stdio;
 pub use lost::{LostServer, ON_LOST_SERVER_ENV};
 pub use pmix_core::event::{HandlerId, Outcome, Termination};
+pub use query::QueryAnswer;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

@@ -12,7 +12,7 @@ use crate::data::{dmodex, modex};
 use crate::inner::Inner;
 use crate::link::{Link, ReplyTo};
 use crate::ops::event::{host_calls, route};
-use crate::ops::{connect, fence, lifecycle, log, pubsub};
+use crate::ops::{connect, fence, lifecycle, log, pubsub, query};
 
 /// Serves one request frame of `link`'s client.
 pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
@@ -80,5 +80,6 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
         Request::Disconnect { nspace, info } => {
             connect::disconnect(inner, to(msg::DISCONNECT), nspace, info);
         }
+        Request::Query { queries } => query::query(inner, to(msg::QUERY), queries),
     }
 }

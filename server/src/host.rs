@@ -195,7 +195,15 @@ pub trait Host: Send + Sync + 'static {
         not_supported(done, "deregister_events");
     }
 
-    /// Answer queries (later issue).
+    /// `PMIx_Query_info` of a local client (`proc`): the queries, or the
+    /// keys of them, the server could not answer itself (it answers the
+    /// namespaces it serves, their local proc tables, process sets, and
+    /// what it supports), each with the caller's qualifiers
+    /// (`PMIX_NSPACE`, `PMIX_PSET_NAME`, `PMIX_GROUP_ID`, …). `done` gets
+    /// one info per answered key, keyed by the query key, typed as the
+    /// attribute table says (`pmix_core::attrs`); keys the host cannot
+    /// answer are simply left out. An error counts as no answer.
+    #[doc(alias = "pmix_server_query_fn_t")]
     fn query(&self, proc: &Proc, queries: &[pmix_core::Query], done: Completion<Vec<Info>>) {
         let _ = (proc, queries);
         not_supported(done, "query");

@@ -30,6 +30,7 @@ use crate::ops::connect::groups::Groups;
 use crate::ops::event::interest::Interests;
 use crate::ops::event::pusher::Pusher;
 use crate::ops::event::store::EventStore;
+use crate::psets::Psets;
 use crate::registry::Registry;
 use crate::timer::Timer;
 
@@ -124,6 +125,8 @@ pub(crate) struct State {
     pub(crate) interest: Interests,
     /// Connected groups (`ops/connect`).
     pub(crate) connects: Groups,
+    /// Process sets the host defined.
+    pub(crate) psets: Psets,
     /// Attached tools (`tool.rs`), and whether their namespace was made
     /// for them (then it goes with them).
     pub(crate) tools: HashMap<Proc, bool>,
@@ -139,6 +142,7 @@ impl State {
             events: EventStore::new(cfg.event_cache_size),
             interest: Interests::default(),
             connects: Groups::default(),
+            psets: Psets::default(),
             tools: HashMap::new(),
         }
     }

@@ -61,6 +61,7 @@ mod link;
 mod nudge;
 mod ops;
 mod outbound;
+mod psets;
 mod reactor;
 mod registry;
 mod secret;

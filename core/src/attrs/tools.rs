@@ -80,6 +80,24 @@ attributes! {
     Standard QUERY_RESULTS = "pmix.qry.res": DATA_ARRAY
         => "Result only: the answers to one pmix_query_t, its qualifiers first.";
 
+    // Attribute-support qualifiers and keys (PMIX_QUERY_ATTRIBUTE_SUPPORT).
+    Standard CLIENT_FUNCTIONS = "pmix.client.fns": BOOL
+        => "Attribute-support qualifier: report the client functions supported (comma-separated).";
+    Standard SERVER_FUNCTIONS = "pmix.srvr.fns": BOOL
+        => "Attribute-support qualifier: report the server functions supported (comma-separated).";
+    Standard TOOL_FUNCTIONS = "pmix.tool.fns": BOOL
+        => "Attribute-support qualifier: report the tool functions supported (comma-separated).";
+    Standard HOST_FUNCTIONS = "pmix.host.fns": BOOL
+        => "Attribute-support qualifier: report the host functions supported (comma-separated).";
+    Standard CLIENT_ATTRIBUTES = "pmix.client.attrs": STRING
+        => "Attribute-support qualifier: comma-separated client functions whose supported attributes to report.";
+    Standard SERVER_ATTRIBUTES = "pmix.srvr.attrs": STRING
+        => "Attribute-support qualifier: comma-separated server functions whose supported attributes to report.";
+    Standard TOOL_ATTRIBUTES = "pmix.tool.attrs": STRING
+        => "Attribute-support qualifier: comma-separated tool functions whose supported attributes to report.";
+    Standard HOST_ATTRIBUTES = "pmix.host.attrs": STRING
+        => "Attribute-support qualifier: comma-separated host functions whose supported attributes to report.";
+
     // Query qualifiers.
     Standard QUERY_REFRESH_CACHE = "pmix.qry.rfsh": BOOL
         => "Fetch fresh data from the server instead of the local cache.";

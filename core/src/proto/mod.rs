@@ -58,6 +58,9 @@ pub mod caps {
     /// Connect / disconnect (RFC0003, protocol version 5):
     /// [`CONNECT`](super::msg::CONNECT), [`DISCONNECT`](super::msg::DISCONNECT).
     pub const CONNECT: u64 = 1 << 9;
+    /// `PMIx_Query_info` answered by the server and its host (protocol
+    /// version 5): [`QUERY`](super::msg::QUERY).
+    pub const QUERY: u64 = 1 << 12;
     /// Tools (protocol version 5): [`TOOL_HELLO`](super::msg::TOOL_HELLO)
     /// opens the connection of a process the host did not launch.
     pub const TOOL: u64 = 1 << 13;
@@ -71,7 +74,7 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT | TOOL;
+    pub const ALL: u64 = V4 | CONNECT | QUERY | TOOL;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -128,6 +131,9 @@ pub mod msg {
     pub const CONNECT: u16 = 21;
     /// Client → server: disconnect from a connected namespace.
     pub const DISCONNECT: u16 = 22;
+    /// Client → server: queries (`PMIx_Query_info`) the client could not
+    /// answer itself; the reply carries the answers (`proto::query`).
+    pub const QUERY: u16 = 46;
     /// Tool → server: [`ToolHello`](super::ToolHello), instead of a
     /// `HELLO` (protocol version 5, [`TOOL`](super::caps::TOOL)).
     pub const TOOL_HELLO: u16 = 47;
@@ -231,6 +237,7 @@ pub fn canonical_procs(mut procs: Vec<Proc>) -> Vec<Proc> {
 
 pub mod connect;
 mod handshake;
+pub mod query;
 mod reply;
 mod request;
 pub mod tool;

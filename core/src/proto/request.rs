@@ -103,6 +103,14 @@ pub enum Request {
         /// Directives (`PMIX_TIMEOUT`, `PMIX_CONNECT_NOTIFY_EACH`).
         info: Vec<Info>,
     },
+    /// `PMIx_Query_info`: the queries (or the keys of them) the client
+    /// could not answer itself. The reply's status is `SUCCESS`,
+    /// `PMIX_ERR_PARTIAL_SUCCESS` or an error; its value the answers
+    /// ([`query::encode_results`](super::query::encode_results)).
+    Query {
+        /// The queries, keys and qualifiers as the caller gave them.
+        queries: Vec<crate::Query>,
+    },
 }
 
 /// One published datum (`pmix_pdata_t`): who published `key` and its value.
@@ -188,6 +196,7 @@ impl Request {
             Request::Unpublish { .. } => msg::UNPUBLISH,
             Request::Connect { .. } => msg::CONNECT,
             Request::Disconnect { .. } => msg::DISCONNECT,
+            Request::Query { .. } => msg::QUERY,
         }
     }
 
@@ -202,6 +211,7 @@ impl Request {
                 Some(caps::PUBSUB)
             }
             Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
+            Request::Query { .. } => Some(caps::QUERY),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -278,6 +288,7 @@ impl Request {
                 e.put_str(nspace);
                 e.put_infos(info);
             }
+            Request::Query { queries } => super::query::encode_queries(&mut e, queries),
         }
         e.finish()
     }
@@ -371,6 +382,9 @@ impl Request {
             msg::DISCONNECT => Request::Disconnect {
                 nspace: d.get_str()?.to_owned(),
                 info: d.get_infos()?,
+            },
+            msg::QUERY => Request::Query {
+                queries: super::query::decode_queries(&mut d)?,
             },
             t => {
                 return Err(Error::with_context(

@@ -14,3 +14,4 @@ pub(crate) mod fence;
 pub(crate) mod lifecycle;
 pub(crate) mod log;
 pub(crate) mod pubsub;
+pub(crate) mod query;

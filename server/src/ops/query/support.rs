@@ -1,0 +1,25 @@
+//! What this server says it supports when asked
+//! (`PMIX_QUERY_SPAWN_SUPPORT`, `PMIX_QUERY_DEBUG_SUPPORT`): the
+//! attributes, comma-separated as OpenPMIx 4.2 answers them. The spawn and
+//! debugger work extends these lists as it lands.
+
+/// Spawn attributes this server passes to its host (`PMIx_Spawn`).
+pub(crate) const SPAWN_SUPPORT: &[&str] = &[];
+
+/// Debugger attributes this server honours.
+pub(crate) const DEBUG_SUPPORT: &[&str] = &[];
+
+/// The keys the server answers itself (`PMIX_QUERY_SUPPORTED_KEYS`).
+pub(crate) const SERVER_KEYS: &[&str] = &[
+    pmix_core::attrs::QUERY_NAMESPACES,
+    pmix_core::attrs::QUERY_NAMESPACE_INFO,
+    pmix_core::attrs::QUERY_LOCAL_PROC_TABLE,
+    pmix_core::attrs::QUERY_PROC_TABLE,
+    pmix_core::attrs::QUERY_NUM_PSETS,
+    pmix_core::attrs::QUERY_PSET_NAMES,
+    pmix_core::attrs::QUERY_PSET_MEMBERSHIP,
+    pmix_core::attrs::QUERY_SPAWN_SUPPORT,
+    pmix_core::attrs::QUERY_DEBUG_SUPPORT,
+    pmix_core::attrs::QUERY_JOB_STATUS,
+    pmix_core::attrs::QUERY_SUPPORTED_KEYS,
+];
