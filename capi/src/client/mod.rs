@@ -35,6 +35,7 @@ mod job_control;
 mod log;
 mod pubsub;
 mod resolve;
+mod tool;
 
 pub use connect::*;
 pub use data::*;
@@ -44,3 +45,4 @@ pub use job_control::*;
 pub use log::*;
 pub use pubsub::*;
 pub use resolve::*;
+pub use tool::*;
