@@ -414,6 +414,30 @@ impl Server {
         ops::event::route::host_notify(&self.inner, status, source, range, info)
     }
 
+    /// Defines process set `name` with `members`
+    /// (`PMIx_server_define_process_set`): queries answer it, each
+    /// member's `get` of `PMIX_PSET_NAMES` names it, and the local clients
+    /// get `PMIX_PROCESS_SET_DEFINE` with `PMIX_PSET_NAME` and
+    /// `PMIX_PSET_MEMBERS` (once each, late handlers included). Defining
+    /// an existing name replaces its members.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for an empty name or no members.
+    #[doc(alias = "PMIx_server_define_process_set")]
+    pub fn define_process_set(&self, name: &str, members: &[Proc]) -> Result<()> {
+        ops::psets::define(&self.inner, name, members)
+    }
+
+    /// Deletes process set `name` (`PMIx_server_delete_process_set`);
+    /// the local clients get `PMIX_PROCESS_SET_DELETE`.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` when no set has that name.
+    #[doc(alias = "PMIx_server_delete_process_set")]
+    pub fn delete_process_set(&self, name: &str) -> Result<()> {
+        ops::psets::delete(&self.inner, name)
+    }
+
     /// Keeps a value about `proc` in this process only
     /// (`PMIx_Store_internal` called by the host); [`get`](Self::get) finds
     /// it first. Clients never see it.

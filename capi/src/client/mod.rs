@@ -34,6 +34,7 @@ mod init;
 mod job_control;
 mod log;
 mod pubsub;
+mod query;
 mod resolve;
 mod tool;
 
@@ -44,5 +45,6 @@ pub use init::*;
 pub use job_control::*;
 pub use log::*;
 pub use pubsub::*;
+pub use query::*;
 pub use resolve::*;
 pub use tool::*;

@@ -574,7 +574,7 @@ unsafe fn app_to_c(app: &App, out: *mut pmix_app_t) -> Result<()> {
 ///
 /// # Errors
 /// As [`info_from_c`]; `PMIX_ERR_BAD_PARAM` for non-UTF-8 keys.
-unsafe fn query_from_c(q: *const pmix_query_t) -> Result<Query> {
+pub(crate) unsafe fn query_from_c(q: *const pmix_query_t) -> Result<Query> {
     // SAFETY: a valid query (caller guarantee).
     let q = unsafe { &*q };
     // SAFETY: its keys and qualifiers are valid per the C API.

@@ -25,11 +25,13 @@ mod dmodex;
 mod fork;
 mod host;
 mod init;
+mod psets;
 mod regex;
 mod register;
 
 pub use dmodex::*;
 pub use fork::*;
 pub use init::*;
+pub use psets::*;
 pub use regex::*;
 pub use register::*;

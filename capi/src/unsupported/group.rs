@@ -1,5 +1,5 @@
-//! Groups and process sets: `PMIx_Group_*` (10),
-//! `PMIx_server_define_process_set`, `PMIx_server_delete_process_set`.
+//! Groups: `PMIx_Group_*` (10) (the process-set calls are
+//! `server/psets.rs`).
 
 use std::os::raw::{c_char, c_void};
 
@@ -119,17 +119,4 @@ unsupported! {
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void,
     );
-
-    /// `pmix_status_t PMIx_server_define_process_set(const pmix_proc_t
-    /// *members, size_t nmembers, const char *pset_name)`:
-    /// `PMIX_ERR_NOT_SUPPORTED`.
-    fn PMIx_server_define_process_set(
-        members: *const pmix_proc_t,
-        nmembers: usize,
-        pset_name: *const c_char,
-    );
-
-    /// `pmix_status_t PMIx_server_delete_process_set(char *pset_name)`:
-    /// `PMIX_ERR_NOT_SUPPORTED`.
-    fn PMIx_server_delete_process_set(pset_name: *mut c_char);
 }

@@ -97,7 +97,6 @@ fn entry_points_answer_not_supported_and_never_call_back() {
             PMIx_Spawn_nb(c, 0, ptr::null(), 0, Some(spawn_cb), cbd),
             PMIx_server_setup_application(s, n, 0, Some(setup_cb), cbd),
             PMIx_server_setup_local_support(s, n, 0, Some(op_cb), cbd),
-            PMIx_Query_info_nb(ptr::null_mut(), 0, Some(info_cb), cbd),
             PMIx_Register_attributes(sm, ptr::null_mut()),
             PMIx_Allocation_request_nb(0, n, 0, Some(info_cb), cbd),
             PMIx_Process_monitor_nb(c, 0, c, 0, Some(info_cb), cbd),
@@ -114,8 +113,6 @@ fn entry_points_answer_not_supported_and_never_call_back() {
             PMIx_Group_leave_nb(s, c, 0, Some(op_cb), cbd),
             PMIx_Group_destruct(s, c, 0),
             PMIx_Group_destruct_nb(s, c, 0, Some(op_cb), cbd),
-            PMIx_server_define_process_set(p, 0, s),
-            PMIx_server_delete_process_set(sm),
             PMIx_Fabric_register(ptr::null_mut(), c, 0),
             PMIx_Fabric_register_nb(ptr::null_mut(), c, 0, Some(op_cb), cbd),
             PMIx_Fabric_update(ptr::null_mut()),
@@ -166,8 +163,6 @@ fn entry_points_clear_their_outputs() {
         assert_eq!(f(ptr::null_mut(), ptr::null_mut()), PMIX_ERR_NOT_SUPPORTED);
     };
     // SAFETY: the outputs are NULL or writable, nothing else is read.
-    check(&mut |r, nr| unsafe { PMIx_Query_info(n.cast(), 1, r, nr) });
-    // SAFETY: as above.
     check(&mut |r, nr| unsafe { PMIx_Allocation_request(1, n, 0, r, nr) });
     // SAFETY: as above.
     check(&mut |r, nr| unsafe { PMIx_Process_monitor(c, 0, c, 0, r, nr) });

@@ -128,8 +128,8 @@ impl Client {
         queries: &[Query],
         done: impl FnOnce(Result<QueryAnswer>) + Send + 'static,
     ) {
-        if queries.iter().all(|q| q.keys.is_empty()) {
-            return done(Err(Error::bad_param("query: no keys")));
+        if let Err(e) = wire::check_queries(queries) {
+            return done(Err(e));
         }
         let agreed = self.inner.caps;
         let mut slots = Vec::new();

@@ -10,7 +10,7 @@
 //! result array OpenPMIx 4.2 hands to a C caller.
 
 use crate::codec::{Decoder, Encoder};
-use crate::{DataArray, Error, Info, Query, Result, Status, Value};
+use crate::{attrs, DataArray, Error, Info, Query, Result, Status, Value};
 
 /// Writes `queries` (a count, then each as a `PMIX_QUERY` value).
 pub fn encode_queries(e: &mut Encoder, queries: &[Query]) {
@@ -67,6 +67,43 @@ pub fn decode_results(v: Option<&Value>) -> Result<Vec<Info>> {
     }
 }
 
+/// The qualifier a query key cannot be answered without, if any:
+/// `PMIX_NSPACE` for the proc tables and job status, `PMIX_PSET_NAME` for
+/// a set's membership, `PMIX_GROUP_ID` for a group's.
+pub fn required_qualifier(key: &str) -> Option<&'static str> {
+    match key {
+        attrs::QUERY_PROC_TABLE | attrs::QUERY_LOCAL_PROC_TABLE | attrs::QUERY_JOB_STATUS => {
+            Some(attrs::NSPACE)
+        }
+        attrs::QUERY_PSET_MEMBERSHIP => Some(attrs::PSET_NAME),
+        attrs::QUERY_GROUP_MEMBERSHIP => Some(attrs::GROUP_ID),
+        _ => None,
+    }
+}
+
+/// Checks `queries` before anything is sent: some key at all, and each
+/// key's required qualifier present.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` naming the key and the qualifier it lacks.
+pub fn check_queries(queries: &[Query]) -> Result<()> {
+    if queries.iter().all(|q| q.keys.is_empty()) {
+        return Err(Error::bad_param("query: no keys"));
+    }
+    for q in queries {
+        for k in &q.keys {
+            if let Some(need) = required_qualifier(k) {
+                if !q.qualifiers.iter().any(|i| i.is(need)) {
+                    return Err(Error::bad_param(format!(
+                        "query {k} needs a {need} qualifier"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The overall status of a query given how many keys were asked and how
 /// many answered: all → `SUCCESS`, some → `PMIX_ERR_PARTIAL_SUCCESS`,
 /// none → `PMIX_ERR_NOT_FOUND`.
@@ -110,5 +147,13 @@ mod tests {
         assert_eq!(overall_status(2, 2), Status::SUCCESS);
         assert_eq!(overall_status(2, 1), Status::ERR_PARTIAL_SUCCESS);
         assert_eq!(overall_status(2, 0), Status::ERR_NOT_FOUND);
+        let bare = Query {
+            keys: vec![attrs::QUERY_PROC_TABLE.into()],
+            qualifiers: vec![],
+        };
+        let e = check_queries(&[bare]).unwrap_err();
+        assert_eq!(e.status(), Status::ERR_BAD_PARAM);
+        assert!(check_queries(&qs).is_ok());
+        assert!(check_queries(&[Query::default()]).is_err());
     }
 }

@@ -13,5 +13,6 @@ pub(crate) mod event;
 pub(crate) mod fence;
 pub(crate) mod lifecycle;
 pub(crate) mod log;
+pub(crate) mod psets;
 pub(crate) mod pubsub;
 pub(crate) mod query;

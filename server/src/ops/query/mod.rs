@@ -90,10 +90,8 @@ fn fill(slots: &mut [Slot], host_slots: &[usize], answers: Vec<Info>) {
 }
 
 pub(crate) fn query(inner: &Inner, to: ReplyTo, queries: Vec<Query>) {
-    if queries.iter().all(|q| q.keys.is_empty()) {
-        to.send(&Reply::error(&pmix_core::Error::bad_param(
-            "query: no keys",
-        )));
+    if let Err(e) = wire::check_queries(&queries) {
+        to.send(&Reply::error(&e));
         return;
     }
     let (mut slots, for_host, host_slots) = match answer_locally(inner, &queries) {
