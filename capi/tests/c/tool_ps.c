@@ -46,6 +46,7 @@ int main(int argc, char **argv)
     pmix_proc_t me, *servers = NULL;
     size_t nservers = 0, n = 0;
     pmix_status_t rc;
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 3) {
         printf("FAIL: usage: tool_ps PID TMPDIR\n");
         return 1;
@@ -73,16 +74,23 @@ int main(int argc, char **argv)
     char *all = strdup(res[0].value.data.string);
     PMIX_INFO_FREE(res, nres);
     PMIX_QUERY_FREE(q, 1);
-    for (char *ns = strtok(all, ","); ns; ns = strtok(NULL, ",")) {
+    pmix_proc_t targets[16];
+    for (char *ns = strtok(all, ","); ns && n < 16; ns = strtok(NULL, ",")) {
         if (strcmp(ns, me.nspace) != 0) {
             proc_table(ns);
+            PMIX_LOAD_PROCID(&targets[n], ns, PMIX_RANK_WILDCARD);
             n++;
         }
     }
     free(all);
     if (n == 0) fail("no job namespace", PMIX_ERR_NOT_FOUND);
 
-    rc = PMIx_Notify_event(-3100, NULL, PMIX_RANGE_SESSION, NULL, 0, NULL, NULL);
+    /* pevent: the jobs' processes, named (a custom range stays on this
+     * node when every target is here). */
+    pmix_info_t range;
+    pmix_data_array_t darr = {.type = PMIX_PROC, .size = n, .array = targets};
+    PMIX_INFO_LOAD(&range, PMIX_EVENT_CUSTOM_RANGE, &darr, PMIX_DATA_ARRAY);
+    rc = PMIx_Notify_event(-3100, NULL, PMIX_RANGE_CUSTOM, &range, 1, NULL, NULL);
     if (PMIX_SUCCESS != rc) fail("PMIx_Notify_event", rc);
     printf("notified\n");
     rc = PMIx_tool_finalize();
