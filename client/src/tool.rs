@@ -290,6 +290,15 @@ impl Tool {
         })
     }
 
+    /// The tool [`attach`] made.
+    pub fn from_client(client: Client, server: ServerEntry) -> Tool {
+        Tool {
+            proc: client.proc().clone(),
+            client: Some(client),
+            server: Some(server),
+        }
+    }
+
     /// The tool's identity.
     pub fn proc(&self) -> &Proc {
         &self.proc

@@ -81,6 +81,7 @@ mod cli;
 mod host;
 mod job;
 mod output;
+pub mod pmixcli;
 mod pubsub;
 mod session_dir;
 mod watchdog;
