@@ -6,6 +6,10 @@
 //! sees — against `pmixrun` and against Debian's `mpirun` (Open MPI 4.1)
 //! hosting pmix-rs's server through `LD_LIBRARY_PATH`.
 //!
+//! `tests/c/debugger.c` starts `pmixrun --stop-in-init all` itself,
+//! waits for the job's `PMIX_READY_FOR_DEBUG`, reads the process table
+//! and releases the ranks (`tests/c/dbg_target.c`) held in `PMIx_Init`.
+//!
 //! Each test prints `SKIP:` and passes when `cc`, `pmix.h` or `mpirun` is
 //! missing.
 
@@ -21,13 +25,19 @@ use std::time::{Duration, Instant};
 /// The two programs compiled against Debian's headers and linked with the
 /// drop-in: `(tool_ps, tool_target, lib)`.
 fn build(dir: &Path) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    let (mut out, lib) = build_these(dir, &["tool_ps", "tool_target"])?;
+    Some((out.remove(0), out.remove(0), lib))
+}
+
+/// `names` (in `tests/c`) compiled and linked with the drop-in in `dir`.
+fn build_these(dir: &Path, names: &[&str]) -> Option<(Vec<PathBuf>, PathBuf)> {
     let cflags = pmix_cflags()?;
     if !have("cc") {
         return None;
     }
     let lib = our_lib(dir);
     let mut out = Vec::new();
-    for name in ["tool_ps", "tool_target"] {
+    for name in names {
         let src = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/c")
             .join(format!("{name}.c"));
@@ -43,7 +53,7 @@ fn build(dir: &Path) -> Option<(PathBuf, PathBuf, PathBuf)> {
         expect_ok(&run(cmd, dir, &format!("cc-{name}"), Duration::from_secs(120)), name);
         out.push(exe);
     }
-    Some((out.remove(0), out.remove(0), lib))
+    Some((out, lib))
 }
 
 /// A job started in the background, its output in files.
@@ -176,4 +186,41 @@ fn a_c_tool_lists_a_debian_mpirun_job_hosting_pmix_rs() {
     let mut job = Job::start(cmd, &dir, "mpirun");
     job.wait_ready(2);
     tool_against(job, &ps, &lib, &dir, &tmp, 2, "mpirun");
+}
+
+#[test]
+fn a_c_debugger_holds_a_job_in_init_reads_its_proc_table_and_releases_it() {
+    let dir = workdir("tool-debugger");
+    let (exes, lib) = require!(build_these(&dir, &["debugger", "dbg_target"]), "cc and pmix.h");
+    let tmp = dir.join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let mut cmd = Command::new(&exes[0]);
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .env("TMPDIR", &tmp)
+        .arg(pmixrun())
+        .arg("3")
+        .arg(&exes[1])
+        .arg(dir.join("pid"));
+    let ran = run(cmd, &dir, "debugger", Duration::from_secs(120));
+    expect_ok(&ran, "debugger");
+    let out = &ran.stdout;
+    let ns = out
+        .lines()
+        .find_map(|l| l.strip_prefix("ready-for-debug "))
+        .expect("READY_FOR_DEBUG")
+        .to_owned();
+    assert!(ns.ends_with("-job at pmix-init"), "{out}");
+    // Every rank was held in init, listed while held, released after.
+    let released = out.find("releasing").expect("released");
+    for r in 0..3 {
+        let past = out.find(&format!("past init {r}")).unwrap_or_else(|| panic!("{out}"));
+        assert!(past > released, "rank {r} passed init before the release:\n{out}");
+        assert!(
+            out.lines().any(|l| l.starts_with("proc ")
+                && l.split(' ').nth(2) == Some(&r.to_string())
+                && l.contains("EXECUTING")),
+            "rank {r} not in the proc table:\n{out}"
+        );
+    }
+    assert!(out.contains("job exit 0"), "{out}");
 }

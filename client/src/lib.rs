@@ -17,6 +17,7 @@
 mod conn;
 mod connect;
 mod data;
+pub mod debug;
 mod event;
 mod fence;
 mod fence_failure;
@@ -255,15 +256,19 @@ impl Client {
     /// environment.
     pub fn init(info: &[Info]) -> Result<Client> {
         let mut g = GLOBAL.lock();
-        let c = if let Some((c, n)) = g.as_mut() {
+        let (c, first) = if let Some((c, n)) = g.as_mut() {
             *n += 1;
-            c.clone()
+            (c.clone(), false)
         } else {
             let c = Client::connect(&ClientConfig::from_env()?)?;
             *g = Some((c.clone(), 1));
-            c
+            (c, true)
         };
         drop(g);
+        if first {
+            // A debugger may have asked the job to wait here.
+            debug::stop_in_init(&c)?;
+        }
         c.declare_model(info);
         Ok(c)
     }

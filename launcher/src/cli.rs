@@ -29,6 +29,12 @@ options:
                          connections on stderr
   --report-uri FILE      write the server's URI (PMIX_SERVER_URI, for
                          tools) to FILE (- stdout, + stderr) once it listens
+  --stop-in-init RANKS   debugging: the ranks (all, or a list like 0,2)
+                         wait in PMIx_Init, after raising
+                         PMIX_READY_FOR_DEBUG, for PMIX_DEBUGGER_RELEASE;
+                         once all wait, pmixrun raises PMIX_READY_FOR_DEBUG
+                         (with PMIX_NSPACE) for tools
+  --stop-on-exec         not supported (needs ptrace): refused
   --report-pid FILE      write pmixrun's pid (PMIX_SERVER_PIDINFO) to FILE
                          (- stdout, + stderr) once it listens
   --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X
@@ -69,6 +75,9 @@ pub struct Options {
     pub report_uri: Option<String>,
     /// Where to write pmixrun's pid once it listens (`--report-pid`).
     pub report_pid: Option<String>,
+    /// Ranks to stop in init for a debugger (`--stop-in-init`; empty:
+    /// every rank).
+    pub stop_in_init: Option<Vec<u32>>,
     /// The program to run (looked up in `PATH` when it has no `/`).
     pub program: String,
     /// The program's arguments.
@@ -87,6 +96,7 @@ impl Options {
             exports: Vec::new(),
             report_uri: None,
             report_pid: None,
+            stop_in_init: None,
             program: program.into(),
             args: Vec::new(),
         }
@@ -138,6 +148,8 @@ enum Opt {
     Verbose,
     ReportUri,
     ReportPid,
+    StopInInit,
+    StopOnExec,
     Help,
     /// Accepted and ignored; takes a value when `true`.
     Ignored(bool),
@@ -165,6 +177,8 @@ fn lookup(flag: &str) -> Option<Opt> {
         "verbose" => Opt::Verbose,
         "report-uri" => Opt::ReportUri,
         "report-pid" => Opt::ReportPid,
+        "stop-in-init" => Opt::StopInInit,
+        "stop-on-exec" => Opt::StopOnExec,
         "oversubscribe" | "allow-run-as-root" => Opt::Ignored(false),
         "bind-to" | "map-by" => Opt::Ignored(true),
         _ => return None,
@@ -221,6 +235,20 @@ fn parse_export(v: &str) -> Result<Export, UsageError> {
     })
 }
 
+/// `all` (empty) or a comma-separated list of ranks.
+fn parse_ranks(flag: &str, v: &str) -> Result<Vec<u32>, UsageError> {
+    if v == "all" {
+        return Ok(Vec::new());
+    }
+    v.split(',')
+        .map(|r| {
+            r.trim()
+                .parse()
+                .map_err(|_| invalid(format!("{flag}: not a rank list: {v:?}")))
+        })
+        .collect()
+}
+
 /// Parses `pmixrun`'s arguments (`argv[1..]`).
 ///
 /// # Errors
@@ -235,6 +263,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
     let mut verbose = false;
     let mut exports = Vec::new();
     let (mut report_uri, mut report_pid) = (None, None);
+    let mut stop_in_init = None;
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "--" {
@@ -257,6 +286,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
                 | Opt::Timeout
                 | Opt::ReportUri
                 | Opt::ReportPid
+                | Opt::StopInInit
                 | Opt::Ignored(true)
         );
         let value = if takes_value {
@@ -284,6 +314,13 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::Verbose => verbose = true,
             Opt::ReportUri => report_uri = Some(value.to_owned()),
             Opt::ReportPid => report_pid = Some(value.to_owned()),
+            Opt::StopInInit => stop_in_init = Some(parse_ranks(flag, value)?),
+            Opt::StopOnExec => {
+                return Err(invalid(
+                    "--stop-on-exec: PMIX_ERR_NOT_SUPPORTED: stopping a process at exec \
+                     needs ptrace, which pmixrun does not do; use --stop-in-init",
+                ))
+            }
             Opt::Help => return Err(UsageError::Help),
             Opt::Ignored(_) => {}
         }
@@ -301,6 +338,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         exports,
         report_uri,
         report_pid,
+        stop_in_init,
         program,
         args: args[i + 1..].to_vec(),
     })

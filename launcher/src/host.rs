@@ -36,6 +36,9 @@ pub(crate) struct EventState {
     pub finalized: Vec<bool>,
     /// The first abort request.
     pub abort: Option<AbortRequest>,
+    /// `debug_waiting[r]`: rank `r` raised `PMIX_READY_FOR_DEBUG` (it waits
+    /// in init for a debugger).
+    pub debug_waiting: Vec<bool>,
 }
 
 /// [`EventState`] under a lock, with a condition variable the up-calls
@@ -55,6 +58,7 @@ impl Events {
                 connected: vec![false; n],
                 finalized: vec![false; n],
                 abort: None,
+                debug_waiting: vec![false; n],
             }),
             cv: Condvar::new(),
         }
@@ -181,7 +185,10 @@ impl Host for LauncherHost {
         info: &[Info],
         done: Completion<()>,
     ) {
-        let _ = (status, source, range, info);
+        let _ = (range, info);
+        if status == Status::READY_FOR_DEBUG {
+            self.mark(source, |s| &mut s.debug_waiting);
+        }
         done(Ok(()));
     }
 

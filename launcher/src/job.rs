@@ -7,10 +7,11 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pmix_core::{Nspace, Proc, Rank};
+use pmix_core::{Info, Nspace, Proc, Rank};
 use pmix_server::{Server, ServerConfig, SingleNodeJob};
 
 use crate::cli::{Export, Options};
+use crate::debugger;
 use crate::host::{EventState, Events, LauncherHost};
 use crate::output::{tag, Forwarders, Sink};
 use crate::session_dir::SessionDir;
@@ -311,7 +312,7 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(np: u32, verbose: bool) -> Result<Setup, String> {
+    fn new(np: u32, verbose: bool, extra: Vec<Info>) -> Result<Setup, String> {
         let pid = std::process::id();
         let ns = |s: String| Nspace::new(&s).map_err(|e| format!("bad namespace {s:?}: {e}"));
         let server_ns = ns(format!("pmixrun-{pid}"))?;
@@ -354,7 +355,11 @@ impl Setup {
         }
         let infos = SingleNodeJob::new(setup.nspace.clone(), np, hostname)
             .with_dirs(setup.dirs.tmpdir(), setup.dirs.nsdir())
-            .infos();
+            .infos()
+            .map(|mut i| {
+                i.extend(extra);
+                i
+            });
         let registered = infos.and_then(|i| setup.server.register_nspace(&setup.nspace, np, &i));
         if let Err(e) = registered {
             let msg = format!("cannot register namespace {}: {e}", setup.nspace);
@@ -382,7 +387,18 @@ impl Setup {
 /// crate documentation for the table). Messages go to stderr, the ranks'
 /// output to stdout / stderr.
 pub fn run(opts: &Options) -> i32 {
-    let setup = match Setup::new(opts.np, opts.verbose) {
+    let mut extra = Vec::new();
+    if let Some(ranks) = &opts.stop_in_init {
+        let ns = format!("pmixrun-{}-job", std::process::id());
+        match Nspace::new(&ns).and_then(|ns| debugger::stop_in_init_info(&ns, ranks)) {
+            Ok(i) => extra.push(i),
+            Err(e) => {
+                eprintln!("pmixrun: --stop-in-init: {e}");
+                return EXIT_INTERNAL;
+            }
+        }
+    }
+    let setup = match Setup::new(opts.np, opts.verbose, extra) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("pmixrun: {e}");
@@ -409,7 +425,25 @@ pub fn run(opts: &Options) -> i32 {
     );
     spawn_all(opts, &setup, &mut sup, &mut fwd, watchdog.as_mut());
     let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
-    sup.run(&setup.events, deadline);
+    let over = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        if let Some(ranks) = &opts.stop_in_init {
+            let targets = debugger::targets(opts.np, ranks);
+            let (setup, over) = (&setup, &over);
+            s.spawn(move || {
+                debugger::announce_when_waiting(
+                    &setup.server,
+                    &setup.events,
+                    &setup.nspace,
+                    &targets,
+                    over,
+                )
+            });
+        }
+        sup.run(&setup.events, deadline);
+        // ORDERING: Relaxed — a stop flag, read by the announcer's loop.
+        over.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
     // The watchdog stays until the directories are gone.
     setup.teardown();
     if let Some(w) = watchdog {
@@ -548,6 +582,7 @@ mod tests {
 
     fn ev(connected: bool, finalized: bool) -> EventState {
         EventState {
+            debug_waiting: Vec::new(),
             connected: vec![connected],
             finalized: vec![finalized],
             abort: None,

@@ -78,6 +78,7 @@
 //! client and is judged only by its exit status.
 
 mod cli;
+mod debugger;
 mod host;
 mod job;
 mod output;
