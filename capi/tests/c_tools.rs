@@ -43,14 +43,24 @@ fn build_these(dir: &Path, names: &[&str]) -> Option<(Vec<PathBuf>, PathBuf)> {
             .join(format!("{name}.c"));
         let exe = dir.join(name);
         let mut cmd = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
-        cmd.args(["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-g"])
-            .args(&cflags)
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe)
-            .arg(format!("-L{}", lib.display()))
-            .arg("-lpmix");
-        expect_ok(&run(cmd, dir, &format!("cc-{name}"), Duration::from_secs(120)), name);
+        cmd.args([
+            "-std=gnu11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unused-parameter",
+            "-g",
+        ])
+        .args(&cflags)
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", lib.display()))
+        .arg("-lpmix");
+        expect_ok(
+            &run(cmd, dir, &format!("cc-{name}"), Duration::from_secs(120)),
+            name,
+        );
         out.push(exe);
     }
     Some((out, lib))
@@ -125,7 +135,9 @@ impl Job {
 fn tool_against(job: Job, ps: &Path, lib: &Path, dir: &Path, tmp: &Path, n: u32, tag: &str) {
     let pid = job.child.id();
     let mut cmd = Command::new(ps);
-    cmd.env("LD_LIBRARY_PATH", lib).arg(pid.to_string()).arg(tmp);
+    cmd.env("LD_LIBRARY_PATH", lib)
+        .arg(pid.to_string())
+        .arg(tmp);
     let ran = run(cmd, dir, &format!("{tag}-tool"), Duration::from_secs(60));
     let (ok, out) = job.finish();
     expect_ok(&ran, &format!("{tag}: tool_ps"));
@@ -135,11 +147,17 @@ fn tool_against(job: Job, ps: &Path, lib: &Path, dir: &Path, tmp: &Path, n: u32,
         .find_map(|l| l.strip_prefix("tool "))
         .expect("the tool's identity")
         .to_owned();
-    let procs: Vec<&str> = ran.stdout.lines().filter(|l| l.starts_with("proc ")).collect();
+    let procs: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("proc "))
+        .collect();
     assert_eq!(procs.len(), n as usize, "{tag}: {}", ran.stdout);
     for r in 0..n {
         assert!(
-            procs.iter().any(|l| l.split(' ').nth(2) == Some(&r.to_string())),
+            procs
+                .iter()
+                .any(|l| l.split(' ').nth(2) == Some(&r.to_string())),
             "{tag}: rank {r} not listed\n{}",
             ran.stdout
         );
@@ -191,7 +209,10 @@ fn a_c_tool_lists_a_debian_mpirun_job_hosting_pmix_rs() {
 #[test]
 fn a_c_debugger_holds_a_job_in_init_reads_its_proc_table_and_releases_it() {
     let dir = workdir("tool-debugger");
-    let (exes, lib) = require!(build_these(&dir, &["debugger", "dbg_target"]), "cc and pmix.h");
+    let (exes, lib) = require!(
+        build_these(&dir, &["debugger", "dbg_target"]),
+        "cc and pmix.h"
+    );
     let tmp = dir.join("tmp");
     fs::create_dir_all(&tmp).unwrap();
     let mut cmd = Command::new(&exes[0]);
@@ -213,8 +234,13 @@ fn a_c_debugger_holds_a_job_in_init_reads_its_proc_table_and_releases_it() {
     // Every rank was held in init, listed while held, released after.
     let released = out.find("releasing").expect("released");
     for r in 0..3 {
-        let past = out.find(&format!("past init {r}")).unwrap_or_else(|| panic!("{out}"));
-        assert!(past > released, "rank {r} passed init before the release:\n{out}");
+        let past = out
+            .find(&format!("past init {r}"))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(
+            past > released,
+            "rank {r} passed init before the release:\n{out}"
+        );
         assert!(
             out.lines().any(|l| l.starts_with("proc ")
                 && l.split(' ').nth(2) == Some(&r.to_string())

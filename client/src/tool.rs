@@ -265,8 +265,8 @@ impl Tool {
     /// uids); `PMIX_ERR_BAD_PARAM` for a malformed identity.
     pub fn init(info: &[Info]) -> Result<Tool> {
         let want = requested(info)?;
-        let no_connect = find(info, attrs::TOOL_DO_NOT_CONNECT)
-            .is_some_and(|v| v.is_true().unwrap_or(true));
+        let no_connect =
+            find(info, attrs::TOOL_DO_NOT_CONNECT).is_some_and(|v| v.is_true().unwrap_or(true));
         if no_connect {
             let proc = match want {
                 Some(p) => p,
@@ -350,6 +350,10 @@ pub fn attach(entry: &ServerEntry, want: Option<Proc>) -> Result<Client> {
         },
         requested: want.is_some(),
     };
-    let hs = conn::open(&cfg.socket, conn::Opening::Tool(&hello), cfg.connect_timeout)?;
+    let hs = conn::open(
+        &cfg.socket,
+        conn::Opening::Tool(&hello),
+        cfg.connect_timeout,
+    )?;
     Client::from_handshake(&cfg, hs)
 }

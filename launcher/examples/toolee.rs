@@ -18,7 +18,10 @@ fn main() {
     let tx = std::sync::Mutex::new(tx);
     c.register_event_handler(&[Status(-3100)], &[], move |e, done| {
         let src = e.source.map(|p| p.to_string()).unwrap_or_default();
-        let _ = tx.lock().unwrap().send(format!("got {} from {src}", e.status.0));
+        let _ = tx
+            .lock()
+            .unwrap()
+            .send(format!("got {} from {src}", e.status.0));
         done.done(Status::SUCCESS, vec![]);
     })
     .unwrap_or_else(|e| {

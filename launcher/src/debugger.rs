@@ -6,7 +6,7 @@
 //! `"pmix-init"`. A debugger then reads the process table and releases
 //! the ranks with `PMIX_DEBUGGER_RELEASE`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use pmix_core::{attrs, DataArray, DataRange, Info, Nspace, Proc, Rank, Status, Value};
@@ -48,10 +48,9 @@ pub(crate) fn announce_when_waiting(
     events: &Events,
     nspace: &Nspace,
     targets: &[usize],
-    over: &AtomicBool,
+    over: &Mutex<bool>,
 ) {
-    // ORDERING: Relaxed — a stop flag; a late look costs one more wait.
-    while !over.load(Ordering::Relaxed) {
+    while !*over.lock().unwrap_or_else(|e| e.into_inner()) {
         let st = events.snapshot();
         if targets
             .iter()

@@ -98,7 +98,7 @@ pub(crate) struct LauncherHost {
     /// goes, which answers the lookups still waiting.
     store: DataStore,
     /// Tools attached so far (each gets `<job nspace>-tool-<n>`).
-    tools: std::sync::atomic::AtomicU32,
+    tools: Mutex<u32>,
 }
 
 impl LauncherHost {
@@ -108,7 +108,7 @@ impl LauncherHost {
             nspace,
             events,
             store: DataStore::new(),
-            tools: std::sync::atomic::AtomicU32::new(0),
+            tools: Mutex::new(0),
         }
     }
 
@@ -135,8 +135,11 @@ impl Host for LauncherHost {
         if info.iter().any(|i| i.is(pmix_core::attrs::TOOL_NSPACE)) {
             return done(pmix_server::host::default_tool_identity(info));
         }
-        // ORDERING: Relaxed — a counter; only its uniqueness matters.
-        let n = self.tools.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = {
+            let mut g = self.tools.lock().unwrap_or_else(PoisonError::into_inner);
+            *g += 1;
+            *g - 1
+        };
         let minted = Nspace::new(format!("{}-tool-{n}", self.nspace))
             .map(|ns| Proc::from_parts(ns, pmix_core::Rank(0)));
         done(minted);

@@ -425,7 +425,7 @@ pub fn run(opts: &Options) -> i32 {
     );
     spawn_all(opts, &setup, &mut sup, &mut fwd, watchdog.as_mut());
     let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
-    let over = std::sync::atomic::AtomicBool::new(false);
+    let over = std::sync::Mutex::new(false);
     std::thread::scope(|s| {
         if let Some(ranks) = &opts.stop_in_init {
             let targets = debugger::targets(opts.np, ranks);
@@ -441,8 +441,7 @@ pub fn run(opts: &Options) -> i32 {
             });
         }
         sup.run(&setup.events, deadline);
-        // ORDERING: Relaxed — a stop flag, read by the announcer's loop.
-        over.store(true, std::sync::atomic::Ordering::Relaxed);
+        *over.lock().unwrap_or_else(|e| e.into_inner()) = true;
     });
     // The watchdog stays until the directories are gone.
     setup.teardown();

@@ -24,7 +24,7 @@ fn pmix(args: &[&str]) -> Output {
 /// `pmixrun -n n toolee` with its files under `tmp`; its pid.
 fn job(tmp: &Path, n: u32) -> (Child, u32) {
     let pidfile = tmp.join("pid");
-    let child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
         .env("TMPDIR", tmp)
         .args(["--timeout", "60", "--report-pid"])
         .arg(&pidfile)
@@ -34,16 +34,13 @@ fn job(tmp: &Path, n: u32) -> (Child, u32) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
-    loop {
-        if let Some(l) = std::fs::read_to_string(&pidfile)
-            .ok()
-            .and_then(|s| s.strip_suffix('\n').map(str::to_owned))
-        {
-            return (child, l.parse().unwrap());
+    match common::reported_pid(&pidfile) {
+        Some(pid) => (child, pid),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pmixrun wrote no --report-pid file");
         }
-        assert!(t0.elapsed() < Duration::from_secs(20), "no pid file");
-        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -60,7 +57,11 @@ fn pmix_ps_query_events_and_notify_against_pmixrun() {
     let ps = loop {
         let o = pmix(&["--tmpdir", dir, "ps"]);
         let ok = o.status.success()
-            && text(&o).lines().filter(|l| l.contains(&ns) && l.contains("RUNNING")).count() == 2;
+            && text(&o)
+                .lines()
+                .filter(|l| l.contains(&ns) && l.contains("RUNNING"))
+                .count()
+                == 2;
         if ok || t0.elapsed() > Duration::from_secs(20) {
             break o;
         }
@@ -73,7 +74,10 @@ fn pmix_ps_query_events_and_notify_against_pmixrun() {
         assert!(
             out.lines().any(|l| {
                 let w: Vec<&str> = l.split_whitespace().collect();
-                w.len() >= 5 && w[0] == pid_s && w[1] == ns && w[2] == r.to_string()
+                w.len() >= 5
+                    && w[0] == pid_s
+                    && w[1] == ns
+                    && w[2] == r.to_string()
                     && w[3].parse::<u32>().is_ok_and(|p| p > 0)
             }),
             "rank {r} not listed with its pid:\n{out}"
@@ -82,18 +86,26 @@ fn pmix_ps_query_events_and_notify_against_pmixrun() {
 
     let q = pmix(&["--pid", &pid_s, "--tmpdir", dir, "query", "pmix.qry.ns"]);
     assert!(q.status.success(), "{}", text(&q));
-    assert!(text(&q).contains("pmix.qry.ns = ") && text(&q).contains(&ns), "{}", text(&q));
+    assert!(
+        text(&q).contains("pmix.qry.ns = ") && text(&q).contains(&ns),
+        "{}",
+        text(&q)
+    );
 
     // events: a watcher sees what notify raises.
     let watcher = Command::new(env!("CARGO_BIN_EXE_pmix"))
-        .args(["--pid", &pid_s, "--tmpdir", dir, "events", "--code", "-3101"])
+        .args([
+            "--pid", &pid_s, "--tmpdir", dir, "events", "--code", "-3101",
+        ])
         .args(["--count", "1", "--timeout", "30"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    let n = pmix(&["--pid", &pid_s, "--tmpdir", dir, "notify", "-3101", "--range", "session"]);
+    let n = pmix(&[
+        "--pid", &pid_s, "--tmpdir", dir, "notify", "-3101", "--range", "session",
+    ]);
     assert!(n.status.success(), "{}", text(&n));
     let w = wait_all(vec![watcher], Duration::from_secs(60)).remove(0);
     assert!(w.status.success(), "{}", text(&w));
@@ -106,7 +118,12 @@ fn pmix_ps_query_events_and_notify_against_pmixrun() {
     assert!(n.status.success(), "{}", text(&n));
     let o = wait_all(vec![j], Duration::from_secs(60)).remove(0);
     assert!(o.status.success(), "{}", text(&o));
-    assert_eq!(text(&o).matches("got -3100 from ").count(), 2, "{}", text(&o));
+    assert_eq!(
+        text(&o).matches("got -3100 from ").count(),
+        2,
+        "{}",
+        text(&o)
+    );
 
     // The job is gone: nothing to reach.
     let none = pmix(&["--tmpdir", dir, "ps"]);
@@ -118,7 +135,14 @@ fn pmix_help_has_examples_and_exit_codes() {
     let h = pmix(&["--help"]);
     assert!(h.status.success());
     let t = text(&h);
-    for want in ["pmix ps", "pmix query", "pmix events", "pmix notify", "Exit status", "3 no"] {
+    for want in [
+        "pmix ps",
+        "pmix query",
+        "pmix events",
+        "pmix notify",
+        "Exit status",
+        "3 no",
+    ] {
         assert!(t.contains(want), "{want}: {t}");
     }
     let bad = pmix(&["frobnicate"]);

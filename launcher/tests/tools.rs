@@ -18,7 +18,7 @@ use common::{example, text, wait_all};
 /// once `--report-pid` wrote it.
 fn start_job(tmp: &Path, n: u32) -> (Child, u32, PathBuf) {
     let pidfile = tmp.join(format!("pid.{}", rand_suffix()));
-    let child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
         .env("TMPDIR", tmp)
         .args(["--timeout", "60", "--report-pid"])
         .arg(&pidfile)
@@ -28,15 +28,13 @@ fn start_job(tmp: &Path, n: u32) -> (Child, u32, PathBuf) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
-    loop {
-        if let Ok(s) = std::fs::read_to_string(&pidfile) {
-            if let Some(line) = s.strip_suffix('\n') {
-                return (child, line.parse().unwrap(), pidfile);
-            }
+    match common::reported_pid(&pidfile) {
+        Some(pid) => (child, pid, pidfile),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pmixrun wrote no --report-pid file");
         }
-        assert!(t0.elapsed() < Duration::from_secs(20), "no --report-pid file");
-        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -61,7 +59,9 @@ fn attach_by_pid(tmp: &Path, pid: u32) -> Tool {
         ]);
         match r {
             Ok(t) => return t,
-            Err(e) if e.status() == Status::ERR_UNREACH && t0.elapsed() < Duration::from_secs(20) => {
+            Err(e)
+                if e.status() == Status::ERR_UNREACH && t0.elapsed() < Duration::from_secs(20) =>
+            {
                 std::thread::sleep(Duration::from_millis(20));
             }
             Err(e) => panic!("tool init: {e}"),
@@ -78,7 +78,10 @@ fn a_tool_finds_two_jobs_by_pid_and_namespace_and_its_event_reaches_each_job() {
     // Two live servers: without a name, the tool must not guess.
     let t0 = Instant::now();
     while tool::live_servers(tmp.path()).len() < 2 {
-        assert!(t0.elapsed() < Duration::from_secs(20), "both servers' files");
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "both servers' files"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let e = Tool::init(&[info(attrs::SERVER_TMPDIR, tmp.path().to_str().unwrap())])
@@ -174,7 +177,10 @@ fn a_tool_of_another_user_is_refused_with_both_uids_named() {
     // server it is.
     let out = text(&first);
     assert!(!first.status.success(), "{out}");
-    assert!(out.contains("belongs to uid 0") && out.contains("runs as uid 65534"), "{out}");
+    assert!(
+        out.contains("belongs to uid 0") && out.contains("runs as uid 65534"),
+        "{out}"
+    );
     // With the file system opened up, the server's own check refuses it.
     let sockdir = entry.socket.parent().unwrap();
     let open = |p: &Path, m| {

@@ -64,10 +64,10 @@ mod outbound;
 mod psets;
 mod reactor;
 mod registry;
+pub mod rendezvous;
 mod secret;
 mod timer;
 mod tool;
-pub mod rendezvous;
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::net::UnixListener;

@@ -52,8 +52,12 @@ pub(crate) fn check(
             format!("malformed tool hello: {e}"),
         )
     })?;
-    let cred = fdpass::peer_credentials(stream)
-        .map_err(|e| refusal(Status::ERR_INVALID_CRED, format!("no peer credentials: {e}")))?;
+    let cred = fdpass::peer_credentials(stream).map_err(|e| {
+        refusal(
+            Status::ERR_INVALID_CRED,
+            format!("no peer credentials: {e}"),
+        )
+    })?;
     if !inner.cfg.tool_support || inner.cfg.caps & caps::TOOL == 0 {
         return Err(refusal(
             Status::ERR_NOT_SUPPORTED,
@@ -148,7 +152,10 @@ pub(crate) fn admit(
     if !proc.rank.is_valid() {
         return Err(refusal(
             Status::ERR_BAD_PARAM,
-            format!("the host gave tool pid {} the special rank {:?}", c.pid, proc.rank),
+            format!(
+                "the host gave tool pid {} the special rank {:?}",
+                c.pid, proc.rank
+            ),
         ));
     }
     let fresh_nspace = !inner
@@ -175,12 +182,13 @@ pub(crate) fn admit(
         }
         return Err(refuse(e));
     }
-    let slot = inner.state.lock().registry.slot_of(&proc).unwrap_or(u32::MAX);
-    inner
+    let slot = inner
         .state
         .lock()
-        .tools
-        .insert(proc.clone(), fresh_nspace);
+        .registry
+        .slot_of(&proc)
+        .unwrap_or(u32::MAX);
+    inner.state.lock().tools.insert(proc.clone(), fresh_nspace);
     Ok(Checked::new(proc, c.version, c.caps, slot, c.pid))
 }
 
@@ -207,6 +215,11 @@ pub(crate) fn default_identity(info: &[Info]) -> pmix_core::Result<Proc> {
         };
         return Ok(Proc::from_parts(Nspace::new(ns)?, Rank(rank)));
     }
-    let pid = find(attrs::PROC_PID).and_then(|v| v.to_i64().ok()).unwrap_or(0);
-    Ok(Proc::from_parts(Nspace::new(format!("pmix.tool.{pid}"))?, Rank(0)))
+    let pid = find(attrs::PROC_PID)
+        .and_then(|v| v.to_i64().ok())
+        .unwrap_or(0);
+    Ok(Proc::from_parts(
+        Nspace::new(format!("pmix.tool.{pid}"))?,
+        Rank(0),
+    ))
 }

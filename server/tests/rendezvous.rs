@@ -43,7 +43,8 @@ fn stale_files_are_reclaimed_live_ones_kept_and_own_ones_removed_at_stop() {
     cfg.log = false;
     let server = Server::init(cfg, Arc::new(NullHost)).unwrap();
     let by_pid = tmp.path().join(files::by_pid(&host, std::process::id()));
-    let read = |p: &std::path::Path| Rendezvous::parse(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let read =
+        |p: &std::path::Path| Rendezvous::parse(&std::fs::read_to_string(p).unwrap()).unwrap();
     for f in [&by_pid, &by_ns, &system] {
         let r = read(f);
         assert_eq!(r.uri, server.uri(), "{}", f.display());
@@ -52,7 +53,11 @@ fn stale_files_are_reclaimed_live_ones_kept_and_own_ones_removed_at_stop() {
         assert_eq!(&proc, server.proc());
         assert_eq!(socket, server.socket_path());
     }
-    assert_eq!(read(&session).pid, live.id(), "a live server's file is kept");
+    assert_eq!(
+        read(&session).pid,
+        live.id(),
+        "a live server's file is kept"
+    );
     let mut written = server.rendezvous_files();
     written.sort();
     let mut want = vec![by_pid.clone(), by_ns.clone(), system.clone()];

@@ -86,7 +86,7 @@ fn dangling<T>() -> *mut T {
 #[test]
 fn entry_points_answer_not_supported_and_never_call_back() {
     let (n, c) = (ptr::null_mut::<pmix_info_t>(), ptr::null::<pmix_info_t>());
-    let (p, pm) = (ptr::null::<pmix_proc_t>(), ptr::null_mut::<pmix_proc_t>());
+    let p = ptr::null::<pmix_proc_t>();
     let (s, sm) = (ptr::null::<c_char>(), ptr::null_mut::<c_char>());
     let cbd = ptr::null_mut::<c_void>();
     // SAFETY: NULL arguments and callbacks that must never run; nothing is

@@ -240,9 +240,9 @@ mod handshake;
 pub mod query;
 mod reply;
 mod request;
-pub mod tool;
 #[cfg(test)]
 mod tests;
+pub mod tool;
 
 pub use handshake::{agree_version, Hello, Welcome};
 pub use reply::Reply;

@@ -267,7 +267,10 @@ mod tests {
             uid: 1000,
             gid: 100,
         };
-        assert_eq!(Rendezvous::parse(&r.format("Thu Nov 26 02:00:00 2026")).unwrap(), r);
+        assert_eq!(
+            Rendezvous::parse(&r.format("Thu Nov 26 02:00:00 2026")).unwrap(),
+            r
+        );
         assert!(Rendezvous::parse("").is_err());
     }
 }

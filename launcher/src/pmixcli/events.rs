@@ -54,7 +54,7 @@ pub fn run(server: &ServerArgs, args: &EventsArgs) -> Result<()> {
         let src = e.source.map(|p| p.to_string()).unwrap_or_default();
         let wanted = from
             .as_deref()
-            .is_none_or(|ns| e.source.is_some_and(|p| p.nspace.as_str() == ns));
+            .map_or(true, |ns| e.source.is_some_and(|p| p.nspace.as_str() == ns));
         if wanted || e.status == lost {
             let mut line = format!("event {} ({}) from {src}", e.status.0, e.status);
             for i in e.info {
@@ -85,10 +85,7 @@ pub fn run(server: &ServerArgs, args: &EventsArgs) -> Result<()> {
         }
         match rx.recv_timeout(wait.min(Duration::from_millis(500))) {
             Ok(line) if line == "LOST" => {
-                break Err(pmix_core::Error::with_context(
-                    lost,
-                    "the server went away",
-                ))
+                break Err(pmix_core::Error::with_context(lost, "the server went away"))
             }
             Ok(line) => {
                 println!("{line}");

@@ -9,10 +9,9 @@ pub fn value(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Proc(p) => p.to_string(),
         Value::Status(s) => s.to_string(),
-        Value::ProcInfo(pi) => format!(
-            "{} pid {} {} on {}",
-            pi.proc, pi.pid, pi.state, pi.hostname
-        ),
+        Value::ProcInfo(pi) => {
+            format!("{} pid {} {} on {}", pi.proc, pi.pid, pi.state, pi.hostname)
+        }
         Value::DataArray(a) => {
             let items: Vec<String> = a.items().iter().map(value).collect();
             format!("[{}]", items.join(", "))

@@ -57,7 +57,9 @@ fn one_server(t: &Tool, args: &PsArgs) -> Result<()> {
             }
         };
         for i in &table {
-            let Value::DataArray(a) = &i.value else { continue };
+            let Value::DataArray(a) = &i.value else {
+                continue;
+            };
             for v in a.items() {
                 if let Value::ProcInfo(pi) = v {
                     println!(
