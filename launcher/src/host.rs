@@ -39,6 +39,8 @@ pub(crate) struct EventState {
     /// `debug_waiting[r]`: rank `r` raised `PMIX_READY_FOR_DEBUG` (it waits
     /// in init for a debugger).
     pub debug_waiting: Vec<bool>,
+    /// The tool's `PMIX_KEEPALIVE_PIPE` ended (`keepalive.rs`).
+    pub keepalive_lost: bool,
 }
 
 /// [`EventState`] under a lock, with a condition variable the up-calls
@@ -59,6 +61,7 @@ impl Events {
                 finalized: vec![false; n],
                 abort: None,
                 debug_waiting: vec![false; n],
+                keepalive_lost: false,
             }),
             cv: Condvar::new(),
         }
@@ -72,6 +75,11 @@ impl Events {
     fn update(&self, f: impl FnOnce(&mut EventState)) {
         f(&mut self.lock());
         self.cv.notify_all();
+    }
+
+    /// The keepalive pipe ended.
+    pub fn set_keepalive_lost(&self) {
+        self.update(|s| s.keepalive_lost = true);
     }
 
     /// A copy of the state.

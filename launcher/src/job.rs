@@ -246,6 +246,12 @@ impl Supervisor {
             // the client can exit.
             let exited = self.reap();
             let ev = events.snapshot();
+            if ev.keepalive_lost {
+                self.fail(Failure::Internal(format!(
+                    "{}: the tool that launched this job went away; terminating the job",
+                    crate::keepalive::KEEPALIVE_PIPE
+                )));
+            }
             if let Some(a) = &ev.abort {
                 self.fail(Failure::Abort {
                     rank: a.rank,
@@ -405,7 +411,9 @@ pub fn run(opts: &Options) -> i32 {
             return EXIT_INTERNAL;
         }
     };
-    if let Err(e) = report(&setup.server, opts) {
+    if let Err(e) =
+        report(&setup.server, opts).and_then(|()| crate::keepalive::watch(&setup.events))
+    {
         eprintln!("pmixrun: {e}");
         setup.teardown();
         return EXIT_INTERNAL;
@@ -582,6 +590,7 @@ mod tests {
     fn ev(connected: bool, finalized: bool) -> EventState {
         EventState {
             debug_waiting: Vec::new(),
+            keepalive_lost: false,
             connected: vec![connected],
             finalized: vec![finalized],
             abort: None,

@@ -81,6 +81,7 @@ mod cli;
 mod debugger;
 mod host;
 mod job;
+mod keepalive;
 mod output;
 pub mod pmixcli;
 mod pubsub;

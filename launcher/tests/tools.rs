@@ -199,3 +199,32 @@ fn a_tool_of_another_user_is_refused_with_both_uids_named() {
     let outs = wait_all(vec![job], Duration::from_secs(60));
     assert!(outs[0].status.success(), "{}", text(&outs[0]));
 }
+
+#[test]
+fn pmixrun_ends_the_job_when_its_tools_keepalive_pipe_closes() {
+    // The "tool" is this test: it holds the pipe's write end (the child's
+    // stdin); pmixrun reads the other end as PMIX_KEEPALIVE_PIPE=3.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("exec 3<&0; PMIX_KEEPALIVE_PIPE=3 exec \"$0\" --timeout 60 -n 2 sleep 30")
+        .arg(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let t0 = Instant::now();
+    drop(child.stdin.take()); // the tool goes away
+    let o = wait_all(vec![child], Duration::from_secs(60)).remove(0);
+    let took = t0.elapsed();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("PMIX_KEEPALIVE_PIPE"), "{}", text(&o));
+    assert!(
+        took < Duration::from_secs(20),
+        "the job outlived its tool by {took:?}"
+    );
+    eprintln!("job ended {took:?} after the keepalive pipe closed");
+}
