@@ -430,6 +430,7 @@ pub fn run(opts: &Options) -> i32 {
         setup.server.socket_path(),
         setup.dirs.path(),
         &setup.dirs.identity(),
+        (&setup.server.uri(), &setup.server.rendezvous_files()),
     );
     spawn_all(opts, &setup, &mut sup, &mut fwd, watchdog.as_mut());
     let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
