@@ -482,4 +482,19 @@ mod tests {
         assert_eq!(o.program, "-");
         assert_eq!(o.args, ["a"]);
     }
+
+    #[test]
+    fn tool_and_debugger_options() {
+        let o = parse("--report-uri u.txt --report-pid - --stop-in-init 0,2 -n 3 prog").unwrap();
+        assert_eq!(o.report_uri.as_deref(), Some("u.txt"));
+        assert_eq!(o.report_pid.as_deref(), Some("-"));
+        assert_eq!(o.stop_in_init, Some(vec![0, 2]));
+        assert_eq!(
+            parse("--stop-in-init all -n 1 p").unwrap().stop_in_init,
+            Some(vec![])
+        );
+        assert_eq!(parse("-n 1 p").unwrap().stop_in_init, None);
+        assert!(invalid_msg("--stop-in-init x -n 1 p").contains("not a rank list"));
+        assert!(invalid_msg("--stop-on-exec -n 1 p").contains("PMIX_ERR_NOT_SUPPORTED"));
+    }
 }
