@@ -32,6 +32,14 @@ fn not_init() -> Error {
     Error::with_context(Status::ERR_INIT, "PMIx_tool_init has not been called")
 }
 
+/// A process that is a PMIx client (`PMIx_Init`) is not a tool too.
+fn a_client_already() -> Error {
+    Error::with_context(
+        Status::ERR_NOT_SUPPORTED,
+        "this process is a PMIx client (PMIx_Init): it cannot also be a tool",
+    )
+}
+
 /// Makes the first attached server the process's client.
 fn install_primary(st: &ToolState) {
     role::clear_client();
@@ -58,7 +66,8 @@ unsafe fn write_proc(out: *mut pmix_proc_t, p: &Proc) {
 /// live server found) and fills `proc` with the identity the server's
 /// host gave (or `PMIX_TOOL_NSPACE` / `PMIX_TOOL_RANK`).
 /// `PMIX_TOOL_DO_NOT_CONNECT`: no server. Another user's server is
-/// `PMIX_ERR_NO_PERMISSIONS`; no server found `PMIX_ERR_UNREACH`.
+/// `PMIX_ERR_NO_PERMISSIONS`; no server found `PMIX_ERR_UNREACH`; a
+/// process that is a PMIx client already `PMIX_ERR_NOT_SUPPORTED`.
 ///
 /// # Safety
 /// `proc` NULL or writable; `info` NULL or `ninfo` valid infos.
@@ -78,6 +87,9 @@ pub unsafe extern "C" fn PMIx_tool_init(
         // SAFETY: forwarded caller guarantee.
         unsafe { write_proc(proc_, &st.me) };
         return PMIX_SUCCESS;
+    }
+    if role::is_client() {
+        return fail("PMIx_tool_init", &a_client_already());
     }
     let t = match Tool::init(&infos) {
         Ok(t) => t,
@@ -103,7 +115,12 @@ pub unsafe extern "C" fn PMIx_tool_init(
 #[no_mangle]
 pub extern "C" fn PMIx_tool_finalize() -> pmix_status_t {
     let Some(st) = lock(&TOOL).take() else {
-        return fail("PMIx_tool_finalize", &not_init());
+        let e = if role::is_client() {
+            a_client_already()
+        } else {
+            not_init()
+        };
+        return fail("PMIx_tool_finalize", &e);
     };
     role::clear_client();
     for (_, c) in st.servers {
