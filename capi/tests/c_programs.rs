@@ -402,12 +402,18 @@ const OMPI_CLIENT_IMPORTS: [&str; 35] = [
 /// Compiles `tests/c/<name>.c` against Debian's headers and our drop-in;
 /// `None` (after a SKIP) without the headers.
 fn client_program(name: &str) -> Option<(PathBuf, PathBuf, Vec<String>)> {
+    client_program_in(name, name)
+}
+
+/// [`client_program`] in the scratch directory `dir_name` (tests of one
+/// program that run in parallel).
+fn client_program_in(name: &str, dir_name: &str) -> Option<(PathBuf, PathBuf, Vec<String>)> {
     let Some(mut cflags) = pmix_cflags() else {
         skip("pmix.h (package libpmix-dev)");
         return None;
     };
     cflags.push("-pthread".into());
-    let dir = workdir(name);
+    let dir = workdir(dir_name);
     let lib = our_lib(&dir);
     let exe = compile(
         &source(&format!("{name}.c")),
@@ -559,6 +565,81 @@ fn clients_publish_look_up_and_resolve_peers_under_pmixrun() {
     expect_all_passed(&ran, "client_pubsub", 4);
 }
 
+/// `client_spawn.c` under `pmixrun -n 2` (with `CS_PATH=/base` and
+/// `CS_GONE` in pmixrun's environment): every check of the parents and of
+/// the two spawned children passed, and the children's output came
+/// through pmixrun. `valgrind`: the parents run under valgrind;
+/// `connect`: the children connect back (`client_spawn connect`).
+fn run_client_spawn(valgrind: bool, connect: bool) {
+    if valgrind && !have("valgrind") {
+        skip("valgrind");
+        return;
+    }
+    let tag = match (valgrind, connect) {
+        (true, false) => "valgrind-spawn",
+        (true, true) => "valgrind-spawn-connect",
+        (false, false) => "client_spawn",
+        (false, true) => "client_spawn-connect",
+    };
+    let Some((dir, lib, exe)) = client_program_in("client_spawn", tag) else {
+        return;
+    };
+    let mut cmd: Vec<String> = Vec::new();
+    if valgrind {
+        cmd.extend(
+            [
+                "valgrind",
+                "--error-exitcode=99",
+                "--leak-check=full",
+                "--show-leak-kinds=definite",
+                "--errors-for-leak-kinds=definite",
+                "-q",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+    }
+    cmd.extend(exe);
+    if connect {
+        cmd.push("connect".into());
+    }
+    let mut c = Command::new(pmixrun());
+    c.env("LD_LIBRARY_PATH", &lib)
+        .env("CS_PATH", "/base")
+        .env("CS_GONE", "x")
+        .args(["--timeout", "240", "-n", "2"])
+        .args(&cmd);
+    let ran = run(c, &dir, tag, Duration::from_secs(300));
+    expect_ok(&ran, tag);
+    expect_all_passed(&ran, "client_spawn", 2);
+    expect_all_passed(&ran, "client_spawn-child", 2);
+    if valgrind {
+        assert!(
+            !ran.stderr.contains("=="),
+            "valgrind reported:\n{}",
+            ran.stderr
+        );
+    }
+}
+
+#[test]
+fn client_spawns_with_environment_directives_under_pmixrun() {
+    run_client_spawn(false, false);
+}
+
+#[test]
+fn client_spawn_is_clean_under_valgrind() {
+    run_client_spawn(true, false);
+}
+
+/// The spawned children connect back to their parent and read its key,
+/// the parent reads theirs (across namespaces), under valgrind too.
+#[test]
+fn spawned_children_connect_back_and_exchange_keys() {
+    run_client_spawn(false, true);
+    run_client_spawn(true, true);
+}
+
 #[test]
 fn client_run_is_clean_under_valgrind() {
     if !have("valgrind") {
@@ -596,6 +677,45 @@ fn client_run_is_clean_under_valgrind() {
         "valgrind reported:\n{}",
         ran.stderr
     );
+}
+
+/// `server_spawn.c`: a C host's spawn slot gets the requestor, the job
+/// info and the apps of a client's `PMIx_Spawn`, and its callback (from
+/// another thread) answers the client: a namespace, an error, or no
+/// callback at all.
+#[test]
+fn a_c_host_spawn_slot_serves_pmix_spawn() {
+    let Some(mut cflags) = pmix_cflags() else {
+        skip("pmix.h (package libpmix-dev)");
+        return;
+    };
+    cflags.push("-pthread".into());
+    let dir = workdir("server_spawn");
+    let lib = our_lib(&dir);
+    let exe = compile(
+        &source("server_spawn.c"),
+        &dir,
+        "server_spawn",
+        &cflags,
+        Some(&lib),
+    );
+    let ran = run(
+        with_lib(&exe, &lib),
+        &dir,
+        "server_spawn",
+        Duration::from_secs(60),
+    );
+    expect_ok(&ran, "server_spawn");
+    for who in ["server_spawn", "server_spawn client"] {
+        assert!(
+            ran.stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("{who}: ")) && l.ends_with("checks passed")),
+            "{who} did not pass\n--- stdout\n{}\n--- stderr\n{}",
+            ran.stdout,
+            ran.stderr
+        );
+    }
 }
 
 #[test]

@@ -313,13 +313,21 @@ impl Client {
     pub fn connected_nspace(&self, procs: &[Proc], info: &[Info]) -> Option<Nspace> {
         let set = canonical_procs(group::translate(&self.inner, procs));
         let id = id_of(info);
-        self.inner
+        // A copy of the candidates: translating a set reads the records
+        // again (a group's rank map), so the lock is not held meanwhile.
+        let candidates: Vec<(Vec<Proc>, Nspace)> = self
+            .inner
             .connects
             .lock()
             .iter()
             .rev()
-            .find(|r| r.id == id && canonical_procs(group::translate(&self.inner, &r.set)) == set)
-            .map(|r| r.nspace.clone())
+            .filter(|r| r.id == id)
+            .map(|r| (r.set.clone(), r.nspace.clone()))
+            .collect();
+        candidates
+            .into_iter()
+            .find(|(s, _)| canonical_procs(group::translate(&self.inner, s)) == set)
+            .map(|(_, ns)| ns)
     }
 
     /// The rank map of a group this process connected to (index = rank),

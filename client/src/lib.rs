@@ -21,6 +21,7 @@ pub mod debug;
 mod event;
 mod fence;
 mod fence_failure;
+mod get_all;
 mod group;
 mod log;
 mod lost;
@@ -28,6 +29,7 @@ mod peers;
 mod query;
 mod resolve;
 mod services;
+mod spawn;
 pub mod tool;
 
 pub use connect::ConnectDone;
@@ -538,6 +540,19 @@ impl Client {
     /// timeout expires), `PMIX_ERR_BAD_PARAM` for a bad key or proc.
     pub fn get(&self, proc: &Proc, key: &str, info: &[Info]) -> Result<Value> {
         data::get(&self.inner, proc, key, info)
+    }
+
+    /// `get` with no key (`PMIx_Get` with a NULL key): every value of
+    /// `proc` this process sees now, without waiting — its own puts,
+    /// `store_internal` values, a local peer's committed card, the job
+    /// data of the rank (`WILDCARD`: of the job) and remote cards a fence
+    /// brought. A key appears once.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for rank `UNDEF`, `PMIX_ERR_NOT_FOUND` when
+    /// nothing is known of `proc`.
+    pub fn get_all(&self, proc: &Proc) -> Result<Vec<Info>> {
+        get_all::get_all(&self.inner, proc)
     }
 
     /// [`get`](Self::get) completing through `done` on another thread.

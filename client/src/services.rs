@@ -52,7 +52,7 @@ fn found_of(r: Reply) -> Result<Vec<PData>> {
 impl Client {
     /// Sends `req` (after checking the server offers `cap`) and hands the
     /// converted reply to `done` on the reader thread.
-    fn host_request<T: 'static>(
+    pub(crate) fn host_request<T: 'static>(
         &self,
         cap: u64,
         what: &str,
@@ -76,7 +76,7 @@ impl Client {
     }
 
     /// Runs a callback-form request and waits for its outcome.
-    fn wait_for<T: Send + 'static>(start: impl FnOnce(Done<T>)) -> Result<T> {
+    pub(crate) fn wait_for<T: Send + 'static>(start: impl FnOnce(Done<T>)) -> Result<T> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         start(Box::new(move |r| {
             let _ = tx.send(r);

@@ -34,6 +34,7 @@ pub mod attrs;
 pub mod cluster;
 pub mod codec;
 pub mod codes;
+pub mod envar;
 pub mod event;
 pub mod info;
 pub mod proc;

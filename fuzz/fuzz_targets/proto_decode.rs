@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
         }
         2 => {
             let t = u16::from(*sel) << 2;
-            for msg_type in [10, 11, 12, 13, 14, 15, 16, t] {
+            for msg_type in [10, 11, 12, 13, 14, 15, 16, 23, t] {
                 if let Ok(r) = Request::decode(msg_type, body) {
                     let again = Request::decode(r.msg_type(), &r.encode()).unwrap();
                     assert_eq!(again.encode(), r.encode());

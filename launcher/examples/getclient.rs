@@ -23,6 +23,11 @@
 //!   the cards, then rank 1 commits a key 300 ms later; rank 0's get goes
 //!   through direct modex and is held on rank 1's node until that commit.
 //!   A key never committed, with `PMIX_TIMEOUT` 1: `PMIX_ERR_TIMEOUT`.
+//! - `all`: `get_all` (`PMIx_Get` with a NULL key) after a collecting
+//!   fence: this rank's own puts in every scope and its job data, a
+//!   `store_internal` value first, the peer's LOCAL/GLOBAL keys but not its
+//!   REMOTE one, the job level for `WILDCARD`, each key once and nothing
+//!   private to pmix-rs; rank `UNDEF` and an unknown namespace are errors.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -86,6 +91,7 @@ fn main() {
         "finalized" | "dead" => ended(&c, r, &peer(1), scenario == "dead"),
         "lost" => lost(&c, &peer(1)),
         "remote" => remote(&c, r, &peer(1)),
+        "all" => all(&c, &me, r, &peer(1 - r)),
         s => fail(format!("unknown scenario {s:?}")),
     }
     c.finalize()
@@ -256,5 +262,89 @@ fn remote(c: &Client, r: u32, one: &Proc) {
     if r == 0 {
         timed_out(c, one, "remote");
     }
+    fence(c, false);
+}
+
+/// The keys of a `get_all` answer, each checked to appear once and none
+/// private to pmix-rs.
+fn all_keys(what: &str, infos: &[Info]) -> Vec<String> {
+    let keys: Vec<String> = infos.iter().map(|i| i.key.as_str().to_owned()).collect();
+    for k in &keys {
+        check(keys.iter().filter(|x| *x == k).count() == 1, || {
+            format!("{what}: {k} more than once in {keys:?}")
+        });
+        check(!k.starts_with("pmixrs."), || {
+            format!("{what}: private key {k} in {keys:?}")
+        });
+    }
+    keys
+}
+
+fn value_of<'a>(infos: &'a [Info], key: &str) -> Option<&'a Value> {
+    infos.iter().find(|i| i.is(key)).map(|i| &i.value)
+}
+
+fn all(c: &Client, me: &Proc, r: u32, peer: &Proc) {
+    c.put(Scope::GLOBAL, "all.g", Value::Uint32(r)).unwrap();
+    c.put(Scope::LOCAL, "all.l", Value::Uint32(r)).unwrap();
+    c.put(Scope::REMOTE, "all.r", Value::Uint32(r)).unwrap();
+    c.commit().unwrap_or_else(|e| fail(format!("commit: {e}")));
+    fence(c, true);
+
+    let mine = c
+        .get_all(me)
+        .unwrap_or_else(|e| fail(format!("get_all(me): {e}")));
+    let keys = all_keys("own", &mine);
+    for k in ["all.g", "all.l", "all.r", attrs::RANK, attrs::LOCAL_RANK] {
+        check(keys.iter().any(|x| x == k), || {
+            format!("own values lack {k}: {keys:?}")
+        });
+    }
+    c.store_internal(me, "all.g", Value::Uint32(99)).unwrap();
+    let mine = c.get_all(me).unwrap();
+    check(value_of(&mine, "all.g") == Some(&Value::Uint32(99)), || {
+        format!("a stored value does not come first: {mine:?}")
+    });
+    println!("ok own values");
+
+    let theirs = c
+        .get_all(peer)
+        .unwrap_or_else(|e| fail(format!("get_all(peer): {e}")));
+    let keys = all_keys("peer", &theirs);
+    check(
+        value_of(&theirs, "all.g") == Some(&Value::Uint32(peer.rank.0))
+            && value_of(&theirs, "all.l") == Some(&Value::Uint32(peer.rank.0)),
+        || format!("peer's GLOBAL and LOCAL keys: {keys:?}"),
+    );
+    check(!keys.iter().any(|k| k == "all.r"), || {
+        format!("peer's REMOTE key seen on its own node: {keys:?}")
+    });
+    println!("ok peer values");
+
+    let job = Proc::from_parts(me.nspace.clone(), Rank::WILDCARD);
+    let job = c
+        .get_all(&job)
+        .unwrap_or_else(|e| fail(format!("get_all(wildcard): {e}")));
+    all_keys("job", &job);
+    check(
+        value_of(&job, attrs::JOB_SIZE).and_then(|v| v.to_u64().ok()) == Some(2),
+        || format!("job size in {job:?}"),
+    );
+    check(value_of(&job, "all.g").is_none(), || {
+        "a rank's key at the job level".into()
+    });
+    println!("ok job values");
+
+    let undef = Proc::from_parts(me.nspace.clone(), Rank::UNDEF);
+    check(
+        c.get_all(&undef).map_err(|e| e.status()) == Err(Status::ERR_BAD_PARAM),
+        || "get_all(UNDEF) is not BAD_PARAM".into(),
+    );
+    let nobody = Proc::new("nobody-knows", Rank(0)).unwrap();
+    check(
+        c.get_all(&nobody).map_err(|e| e.status()) == Err(Status::ERR_NOT_FOUND),
+        || "get_all(unknown nspace) is not NOT_FOUND".into(),
+    );
+    println!("ok errors");
     fence(c, false);
 }

@@ -23,26 +23,40 @@ options:
   -x VAR=VALUE           set VAR to VALUE in every process's environment
   --timeout S            kill the job after S seconds (fractional allowed);
                          exit status 124
-  --tag-output           prefix each output line with [1,RANK]<stdout>: or
-                         [1,RANK]<stderr>:
+  --tag-output           prefix each output line with [JOB,RANK]<stdout>: or
+                         [JOB,RANK]<stderr>: (JOB 1 is this job, 2, 3, ...
+                         the jobs its processes spawn)
+  --spawn-slots N        at most N spawned processes run at once (default
+                         64); a PMIx_Spawn asking for more fails
   -v, --verbose          let the PMIx server log refused and dropped
                          connections on stderr
   --report-uri FILE      write the server's URI (PMIX_SERVER_URI, for
                          tools) to FILE (- stdout, + stderr) once it listens
+  --report-pid FILE      write pmixrun's pid (PMIX_SERVER_PIDINFO) to FILE
+                         (- stdout, + stderr) once it listens
   --stop-in-init RANKS   debugging: the ranks (all, or a list like 0,2)
                          wait in PMIx_Init, after raising
                          PMIX_READY_FOR_DEBUG, for PMIX_DEBUGGER_RELEASE;
                          once all wait, pmixrun raises PMIX_READY_FOR_DEBUG
                          (with PMIX_NSPACE) for tools
   --stop-on-exec         not supported (needs ptrace): refused
-  --report-pid FILE      write pmixrun's pid (PMIX_SERVER_PIDINFO) to FILE
-                         (- stdout, + stderr) once it listens
+  --no-slurm-env         do not present a Slurm job step (SLURM_JOBID,
+                         SLURM_NODELIST, SLURM_STEP_ID) to the processes:
+                         Open MPI 4.1 then runs each as a singleton
   --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X
                          accepted for mpirun compatibility; no effect
   -h, --help             print this help and exit
   --                     end of options (the next argument is the program)
 
-exit status: 0 when every process exited 0; the first failing process's
+PMIx_Spawn: a process may start new jobs (MPI_Comm_spawn); they get
+PMIX_PARENT_ID and PMIX_SPAWNED, pmixrun's environment with the -x
+settings, then the spawn's environment directives (PMIX_SET_ENVAR,
+PMIX_ADD_ENVAR, PMIX_UNSET_ENVAR, PMIX_PREPEND_ENVAR, PMIX_APPEND_ENVAR):
+the job-level ones, then the app's. A spawned job's failure ends every
+job, unless its spawner asked for PMIX_NOTIFY_COMPLETION: then only that
+job ends and the spawner gets PMIX_EVENT_JOB_END with its status.
+
+exit status (over every job): 0 when every process exited 0; the first failing process's
 status; 128+N when one was killed by signal N; the abort status when one
 called PMIx_Abort; 1 when a PMIx client exited without finalize; 124 on
 --timeout; 127 when the program cannot be executed; 2 on a usage error.";
@@ -71,6 +85,11 @@ pub struct Options {
     pub verbose: bool,
     /// `-x` requests, in command-line order.
     pub exports: Vec<Export>,
+    /// Most spawned processes running at once (`--spawn-slots`).
+    pub spawn_slots: u32,
+    /// Present a Slurm job step to the ranks (not `--no-slurm-env`): what
+    /// makes Open MPI 4.1 take pmixrun for its launcher (`mpi_env.rs`).
+    pub slurm_env: bool,
     /// Where to write the server's URI once it listens (`--report-uri`).
     pub report_uri: Option<String>,
     /// Where to write pmixrun's pid once it listens (`--report-pid`).
@@ -94,6 +113,8 @@ impl Options {
             tag_output: false,
             verbose: false,
             exports: Vec::new(),
+            spawn_slots: crate::spawn::DEFAULT_SPAWN_SLOTS,
+            slurm_env: true,
             report_uri: None,
             report_pid: None,
             stop_in_init: None,
@@ -144,8 +165,10 @@ enum Opt {
     Np,
     Export,
     Timeout,
+    SpawnSlots,
     TagOutput,
     Verbose,
+    NoSlurmEnv,
     ReportUri,
     ReportPid,
     StopInInit,
@@ -172,9 +195,11 @@ fn lookup(flag: &str) -> Option<Opt> {
     Some(match name {
         "np" => Opt::Np,
         "timeout" => Opt::Timeout,
+        "spawn-slots" => Opt::SpawnSlots,
         "tag-output" => Opt::TagOutput,
         "help" => Opt::Help,
         "verbose" => Opt::Verbose,
+        "no-slurm-env" => Opt::NoSlurmEnv,
         "report-uri" => Opt::ReportUri,
         "report-pid" => Opt::ReportPid,
         "stop-in-init" => Opt::StopInInit,
@@ -206,6 +231,15 @@ fn parse_np(flag: &str, v: &str) -> Result<u32, UsageError> {
         )));
     }
     Ok(n)
+}
+
+fn parse_spawn_slots(flag: &str, v: &str) -> Result<u32, UsageError> {
+    match v.parse::<u32>() {
+        Ok(n) if n <= MAX_NP => Ok(n),
+        _ => Err(invalid(format!(
+            "{flag}: the spawn slots must be an integer from 0 to {MAX_NP}, not {v:?}"
+        ))),
+    }
 }
 
 fn parse_timeout(flag: &str, v: &str) -> Result<Duration, UsageError> {
@@ -261,7 +295,9 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
     let mut timeout = None;
     let mut tag_output = false;
     let mut verbose = false;
+    let mut slurm_env = true;
     let mut exports = Vec::new();
+    let mut spawn_slots = crate::spawn::DEFAULT_SPAWN_SLOTS;
     let (mut report_uri, mut report_pid) = (None, None);
     let mut stop_in_init = None;
     let mut i = 0;
@@ -284,6 +320,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::Np
                 | Opt::Export
                 | Opt::Timeout
+                | Opt::SpawnSlots
                 | Opt::ReportUri
                 | Opt::ReportPid
                 | Opt::StopInInit
@@ -310,8 +347,10 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::Np => np = Some(parse_np(flag, value)?),
             Opt::Export => exports.push(parse_export(value)?),
             Opt::Timeout => timeout = Some(parse_timeout(flag, value)?),
+            Opt::SpawnSlots => spawn_slots = parse_spawn_slots(flag, value)?,
             Opt::TagOutput => tag_output = true,
             Opt::Verbose => verbose = true,
+            Opt::NoSlurmEnv => slurm_env = false,
             Opt::ReportUri => report_uri = Some(value.to_owned()),
             Opt::ReportPid => report_pid = Some(value.to_owned()),
             Opt::StopInInit => stop_in_init = Some(parse_ranks(flag, value)?),
@@ -336,6 +375,8 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         tag_output,
         verbose,
         exports,
+        spawn_slots,
+        slurm_env,
         report_uri,
         report_pid,
         stop_in_init,
@@ -474,6 +515,17 @@ mod tests {
         assert!(invalid_msg("-n 1 --bind-to").contains("needs a value"));
         assert!(parse("-v -n 1 prog").unwrap().verbose);
         assert!(parse("--verbose -n 1 prog").unwrap().verbose);
+        assert!(parse("-n 1 prog").unwrap().slurm_env);
+        assert!(!parse("--no-slurm-env -n 1 prog").unwrap().slurm_env);
+    }
+
+    #[test]
+    fn spawn_slots() {
+        assert_eq!(parse("-n 1 prog").unwrap().spawn_slots, 64);
+        assert_eq!(parse("--spawn-slots 3 -n 1 prog").unwrap().spawn_slots, 3);
+        assert_eq!(parse("--spawn-slots=0 -n 1 prog").unwrap().spawn_slots, 0);
+        assert!(invalid_msg("--spawn-slots x -n 1 prog").contains("spawn slots"));
+        assert!(invalid_msg("--spawn-slots 70000 -n 1 prog").contains("spawn slots"));
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub(crate) fn announce_when_waiting(
     over: &Mutex<bool>,
 ) {
     while !*over.lock().unwrap_or_else(|e| e.into_inner()) {
-        let st = events.snapshot();
+        let st = events.snapshot().job(nspace);
         if targets
             .iter()
             .all(|r| st.debug_waiting.get(*r).copied().unwrap_or(false))

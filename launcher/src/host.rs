@@ -1,17 +1,19 @@
-//! The launcher's [`Host`]: it records what the job's clients tell the
-//! server (connected, finalized, abort) in [`Events`] and wakes the
-//! supervisor; it keeps the job's published data in a [`DataStore`]
+//! The launcher's [`Host`]: it records what the clients of every job tell
+//! the server (connected, finalized, abort) in [`Events`], per namespace,
+//! and wakes the supervisor; it queues `PMIx_Spawn` requests there for
+//! the supervisor, which owns the children; it keeps the job's published data in a [`DataStore`]
 //! (`PMIx_Publish` / `PMIx_Lookup` / `PMIx_Unpublish`) and writes the
 //! clients' `PMIx_Log` messages to pmixrun's stdout / stderr. Up-calls come
 //! from server threads at any time; each one only takes a short lock, so it
 //! never blocks the server (a lookup that waits for data is held in the
 //! store, not on the calling thread).
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use pmix_core::proto::PData;
-use pmix_core::{DataRange, Info, Nspace, Proc, Status};
+use pmix_core::{App, DataRange, Info, Nspace, Proc, Status};
 use pmix_server::{Completion, Host};
 
 use crate::pubsub::DataStore;
@@ -19,62 +21,121 @@ use crate::pubsub::DataStore;
 /// A client's `PMIx_Abort`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct AbortRequest {
-    /// The rank that called abort.
-    pub rank: u32,
+    /// The process that called abort.
+    pub proc: Proc,
     /// The status it asked for.
     pub status: i32,
     /// Its message.
     pub message: String,
 }
 
-/// What the clients reported so far.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct EventState {
+/// What one job's clients reported so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct JobEvents {
     /// `connected[r]`: rank `r` completed the handshake.
     pub connected: Vec<bool>,
     /// `finalized[r]`: rank `r` called finalize.
     pub finalized: Vec<bool>,
-    /// The first abort request.
-    pub abort: Option<AbortRequest>,
     /// `debug_waiting[r]`: rank `r` raised `PMIX_READY_FOR_DEBUG` (it waits
     /// in init for a debugger).
     pub debug_waiting: Vec<bool>,
+}
+
+impl JobEvents {
+    fn new(n: u32) -> Self {
+        JobEvents {
+            connected: vec![false; n as usize],
+            finalized: vec![false; n as usize],
+            debug_waiting: vec![false; n as usize],
+        }
+    }
+}
+
+/// What the clients of every job reported so far.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EventState {
+    /// Per job namespace.
+    pub jobs: BTreeMap<Nspace, JobEvents>,
+    /// The first abort request, of any job.
+    pub abort: Option<AbortRequest>,
+    /// Some client of any job completed its handshake.
+    pub any_connected: bool,
     /// The tool's `PMIX_KEEPALIVE_PIPE` ended (`keepalive.rs`).
     pub keepalive_lost: bool,
 }
 
-/// [`EventState`] under a lock, with a condition variable the up-calls
-/// signal.
-#[derive(Debug)]
+impl EventState {
+    /// The events of `nspace`'s job (none reported when it is unknown).
+    pub fn job(&self, nspace: &Nspace) -> JobEvents {
+        self.jobs.get(nspace).cloned().unwrap_or_default()
+    }
+}
+
+/// A client's `PMIx_Spawn`, waiting for the supervisor (which starts
+/// processes and owns the children).
+pub(crate) struct SpawnRequest {
+    /// The client that asked.
+    pub requestor: Proc,
+    /// Job-level directives.
+    pub job_info: Vec<Info>,
+    /// The applications.
+    pub apps: Vec<App>,
+    /// Receives the new namespace or the error.
+    pub done: Completion<Nspace>,
+}
+
+impl std::fmt::Debug for SpawnRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpawnRequest")
+            .field("requestor", &self.requestor)
+            .field("apps", &self.apps.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    state: EventState,
+    spawns: Vec<SpawnRequest>,
+}
+
+/// [`EventState`] and the waiting spawn requests under a lock, with a
+/// condition variable the up-calls signal.
+#[derive(Debug, Default)]
 pub(crate) struct Events {
-    state: Mutex<EventState>,
+    shared: Mutex<Shared>,
     cv: Condvar,
 }
 
 impl Events {
-    /// No events yet for a job of `n` ranks.
-    pub fn new(n: u32) -> Self {
-        let n = n as usize;
-        Events {
-            state: Mutex::new(EventState {
-                connected: vec![false; n],
-                finalized: vec![false; n],
-                abort: None,
-                debug_waiting: vec![false; n],
-                keepalive_lost: false,
-            }),
-            cv: Condvar::new(),
-        }
+    /// No jobs yet.
+    pub fn new() -> Self {
+        Events::default()
     }
 
-    fn lock(&self) -> MutexGuard<'_, EventState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Changes the state and wakes the supervisor.
     fn update(&self, f: impl FnOnce(&mut EventState)) {
-        f(&mut self.lock());
+        f(&mut self.lock().state);
         self.cv.notify_all();
+    }
+
+    /// Starts recording the `n` ranks of job `nspace` (before any of them
+    /// can connect).
+    pub fn add_job(&self, nspace: &Nspace, n: u32) {
+        self.lock()
+            .state
+            .jobs
+            .insert(nspace.clone(), JobEvents::new(n));
+    }
+
+    /// Stops recording job `nspace` (it ended: every process was reaped
+    /// and judged), so the state copied at each poll stays small.
+    pub fn remove_job(&self, nspace: &Nspace) {
+        self.lock().state.jobs.remove(nspace);
     }
 
     /// The keepalive pipe ended.
@@ -84,12 +145,22 @@ impl Events {
 
     /// A copy of the state.
     pub fn snapshot(&self) -> EventState {
-        self.lock().clone()
+        self.lock().state.clone()
     }
 
-    /// Sleeps up to `timeout`, less when an up-call reports something.
+    /// The spawn requests received since the last call.
+    pub fn take_spawns(&self) -> Vec<SpawnRequest> {
+        std::mem::take(&mut self.lock().spawns)
+    }
+
+    /// Sleeps up to `timeout`, less when an up-call reports something
+    /// (nothing is lost between a check and this wait: the requests that
+    /// came meanwhile end it at once).
     pub fn wait(&self, timeout: Duration) {
         let guard = self.lock();
+        if !guard.spawns.is_empty() {
+            return;
+        }
         let _ = self
             .cv
             .wait_timeout(guard, timeout)
@@ -100,37 +171,30 @@ impl Events {
 /// The host `pmixrun` gives its server.
 #[derive(Debug)]
 pub(crate) struct LauncherHost {
-    nspace: Nspace,
     events: Arc<Events>,
     /// The job's published data; dropped with the host when the server
     /// goes, which answers the lookups still waiting.
     store: DataStore,
-    /// Tools attached so far (each gets `<job nspace>-tool-<n>`).
+    /// Tools attached so far (each gets `pmixrun-<pid>-tool-<n>`).
     tools: Mutex<u32>,
 }
 
 impl LauncherHost {
-    /// A host for the job namespace `nspace`, reporting into `events`.
-    pub fn new(nspace: Nspace, events: Arc<Events>) -> Self {
+    /// A host reporting into `events`.
+    pub fn new(events: Arc<Events>) -> Self {
         LauncherHost {
-            nspace,
             events,
             store: DataStore::new(),
             tools: Mutex::new(0),
         }
     }
 
-    /// The index of `proc` in the job, if it is one of its ranks.
-    fn index(&self, proc: &Proc, len: usize) -> Option<usize> {
-        let r = proc.rank.0 as usize;
-        (proc.nspace == self.nspace && r < len).then_some(r)
-    }
-
-    fn mark(&self, proc: &Proc, field: fn(&mut EventState) -> &mut Vec<bool>) {
+    fn mark(&self, proc: &Proc, field: fn(&mut JobEvents) -> &mut Vec<bool>) {
         self.events.update(|s| {
-            let v = field(s);
-            if let Some(r) = self.index(proc, v.len()) {
-                v[r] = true;
+            if let Some(job) = s.jobs.get_mut(&proc.nspace) {
+                if let Some(slot) = field(job).get_mut(proc.rank.0 as usize) {
+                    *slot = true;
+                }
             }
         });
     }
@@ -138,7 +202,7 @@ impl LauncherHost {
 
 impl Host for LauncherHost {
     /// A tool gets the identity it asked for, else
-    /// `<job nspace>-tool-<n>` rank 0 (n counts this job's tools).
+    /// `pmixrun-<pid>-tool-<n>` rank 0 (n counts pmixrun's tools).
     fn tool_connected(&self, info: &[Info], done: Completion<Proc>) {
         if info.iter().any(|i| i.is(pmix_core::attrs::TOOL_NSPACE)) {
             return done(pmix_server::host::default_tool_identity(info));
@@ -148,18 +212,19 @@ impl Host for LauncherHost {
             *g += 1;
             *g - 1
         };
-        let minted = Nspace::new(format!("{}-tool-{n}", self.nspace))
+        let minted = Nspace::new(format!("pmixrun-{}-tool-{n}", std::process::id()))
             .map(|ns| Proc::from_parts(ns, pmix_core::Rank(0)));
         done(minted);
     }
 
     fn client_connected(&self, proc: &Proc, done: Completion<()>) {
-        self.mark(proc, |s| &mut s.connected);
+        self.mark(proc, |j| &mut j.connected);
+        self.events.update(|s| s.any_connected = true);
         done(Ok(()));
     }
 
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) {
-        self.mark(proc, |s| &mut s.finalized);
+        self.mark(proc, |j| &mut j.finalized);
         done(Ok(()));
     }
 
@@ -177,7 +242,7 @@ impl Host for LauncherHost {
         self.events.update(|s| {
             if s.abort.is_none() {
                 s.abort = Some(AbortRequest {
-                    rank: proc.rank.0,
+                    proc: proc.clone(),
                     status: status.0,
                     message: message.to_owned(),
                 });
@@ -187,7 +252,8 @@ impl Host for LauncherHost {
     }
 
     /// One node: the server already delivered the event to every local
-    /// target, and there is nowhere else to relay it.
+    /// target, and there is nowhere else to relay it. A rank's
+    /// `PMIX_READY_FOR_DEBUG` is recorded (`debugger.rs`).
     fn notify_event(
         &self,
         status: Status,
@@ -198,7 +264,7 @@ impl Host for LauncherHost {
     ) {
         let _ = (range, info);
         if status == Status::READY_FOR_DEBUG {
-            self.mark(source, |s| &mut s.debug_waiting);
+            self.mark(source, |j| &mut j.debug_waiting);
         }
         done(Ok(()));
     }
@@ -232,6 +298,21 @@ impl Host for LauncherHost {
         done(self.store.unpublish(proc, keys, info));
     }
 
+    /// Queues the request for the supervisor, which registers the new
+    /// namespace, starts its processes and answers `done` (see
+    /// `spawn.rs`); nothing blocks the server's thread.
+    fn spawn(&self, requestor: &Proc, job_info: &[Info], apps: &[App], done: Completion<Nspace>) {
+        let mut g = self.events.lock();
+        g.spawns.push(SpawnRequest {
+            requestor: requestor.clone(),
+            job_info: job_info.to_vec(),
+            apps: apps.to_vec(),
+            done,
+        });
+        drop(g);
+        self.events.cv.notify_all();
+    }
+
     /// Writes the stdout / stderr channels on pmixrun's own streams
     /// (untagged, whatever `--tag-output` says: the message comes from the
     /// job, not from one rank's stream).
@@ -247,9 +328,9 @@ mod tests {
     use pmix_core::{attrs, Rank, Value};
 
     fn host() -> (LauncherHost, Arc<Events>) {
-        let events = Arc::new(Events::new(2));
-        let ns = Nspace::new("job").unwrap();
-        (LauncherHost::new(ns, Arc::clone(&events)), events)
+        let events = Arc::new(Events::new());
+        events.add_job(&Nspace::new("job").unwrap(), 2);
+        (LauncherHost::new(Arc::clone(&events)), events)
     }
 
     #[test]
@@ -265,12 +346,14 @@ mod tests {
         h.abort(&p1, Status(3), "first", &[], ok());
         h.abort(&p1, Status(4), "second", &[], ok());
         let s = ev.snapshot();
-        assert_eq!(s.connected, [false, true]);
-        assert_eq!(s.finalized, [false, true]);
+        let job = s.job(&Nspace::new("job").unwrap());
+        assert_eq!(job.connected, [false, true]);
+        assert_eq!(job.finalized, [false, true]);
+        assert_eq!(s.jobs.len(), 1, "an unknown namespace is not recorded");
         assert_eq!(
             s.abort,
             Some(AbortRequest {
-                rank: 1,
+                proc: p1.clone(),
                 status: 3,
                 message: "first".into()
             })
@@ -296,6 +379,39 @@ mod tests {
         assert_eq!(found[0].proc, p0);
         assert_eq!(found[0].value, Value::from("port"));
         h.unpublish(&p0, &[], &[uid], Box::new(|r| assert!(r.is_ok(), "{r:?}")));
+    }
+
+    #[test]
+    fn spawn_requests_wait_for_the_supervisor_and_wake_it() {
+        let (h, ev) = host();
+        let p0 = Proc::new("job", Rank(0)).unwrap();
+        let app = App {
+            cmd: "/bin/true".into(),
+            maxprocs: 1,
+            ..App::default()
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        h.spawn(
+            &p0,
+            &[],
+            std::slice::from_ref(&app),
+            Box::new(move |r| tx.send(r.map(|n| n.as_str().to_owned())).unwrap()),
+        );
+        // Not answered by the host itself.
+        assert!(rx.try_recv().is_err());
+        // A waiting supervisor returns at once.
+        let t = std::time::Instant::now();
+        ev.wait(Duration::from_secs(30));
+        assert!(t.elapsed() < Duration::from_secs(10));
+        let reqs = ev.take_spawns();
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0].requestor, p0);
+        assert_eq!(reqs[0].apps, [app]);
+        assert!(ev.take_spawns().is_empty());
+        for r in reqs {
+            (r.done)(Ok(Nspace::new("child").unwrap()));
+        }
+        assert_eq!(rx.try_recv().unwrap().unwrap(), "child");
     }
 
     #[test]

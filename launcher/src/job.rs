@@ -1,285 +1,324 @@
-//! Running one job: server setup, spawning, supervision, teardown.
+//! Running the session: server setup, the first job, the jobs its
+//! processes spawn, supervision of every job, teardown.
 
 use std::io::IsTerminal;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pmix_core::{Info, Nspace, Proc, Rank};
+use pmix_core::envar::{EnvDirective, EnvEdits};
+use pmix_core::{DataRange, Envar, Error, Info, Nspace, Proc, Rank, Status};
 use pmix_server::{Server, ServerConfig, SingleNodeJob};
 
+use crate::children::JobProcs;
 use crate::cli::{Export, Options};
 use crate::debugger;
-use crate::host::{EventState, Events, LauncherHost};
-use crate::output::{tag, Forwarders, Sink};
+use crate::failure::{classify, Failure, Who};
+use crate::host::{Events, LauncherHost, SpawnRequest};
+use crate::launch::{Launcher, ProcPlan};
+use crate::mpi_env;
+use crate::output::Forwarders;
 use crate::session_dir::SessionDir;
+use crate::spawn::{job_end_infos, SpawnContext};
 use crate::watchdog::Watchdog;
 
-/// Exit status when the job timed out (as `timeout(1)`).
-pub const EXIT_TIMEOUT: i32 = 124;
-/// Exit status when the program cannot be executed.
-pub const EXIT_NOEXEC: i32 = 127;
-/// Exit status when pmixrun itself fails (server setup, registration).
-pub const EXIT_INTERNAL: i32 = 1;
+pub use crate::failure::{EXIT_INTERNAL, EXIT_NOEXEC, EXIT_TIMEOUT};
 
-/// Time between SIGTERM and SIGKILL when the job is terminated.
-const GRACE: Duration = Duration::from_secs(2);
 /// How long a forwarder may wait for input after the last child ended
 /// before pmixrun stops waiting for it (a grandchild still holds its pipe).
 const DRAIN_IDLE: Duration = Duration::from_millis(250);
 
-/// Why the job ended early or failed; the first one observed decides the
-/// exit status.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Failure {
-    /// A rank exited with a non-zero status.
-    Exit { rank: u32, pid: u32, code: i32 },
-    /// A rank was killed by a signal.
-    Signal { rank: u32, pid: u32, signal: i32 },
-    /// A rank called `PMIx_Abort`.
-    Abort {
-        rank: u32,
-        status: i32,
-        message: String,
-    },
-    /// A rank connected to the server and exited (status 0) without
-    /// calling finalize.
-    NoFinalize { rank: u32, pid: u32 },
-    /// `--timeout` expired.
-    Timeout(Duration),
-    /// The program could not be started.
-    NoExec { program: String, error: String },
-    /// pmixrun itself failed while starting the job.
-    Internal(String),
-}
-
-impl Failure {
-    fn exit_code(&self) -> i32 {
-        match self {
-            Failure::Exit { code, .. } => *code,
-            Failure::Signal { signal, .. } => 128 + signal,
-            Failure::Abort { status, .. } => (*status).clamp(1, 255),
-            Failure::NoFinalize { .. } => 1,
-            Failure::Timeout(_) => EXIT_TIMEOUT,
-            Failure::NoExec { .. } => EXIT_NOEXEC,
-            Failure::Internal(_) => EXIT_INTERNAL,
-        }
-    }
-
-    fn message(&self) -> String {
-        match self {
-            Failure::Exit { rank, pid, code } => {
-                format!("pmixrun: rank {rank} (pid {pid}) exited with status {code}")
-            }
-            Failure::Signal { rank, pid, signal } => format!(
-                "pmixrun: rank {rank} (pid {pid}) was killed by signal {signal}{}",
-                signal_name(*signal).map_or(String::new(), |n| format!(" ({n})"))
-            ),
-            Failure::Abort {
-                rank,
-                status,
-                message,
-            } => format!("pmixrun: rank {rank} called abort with status {status}: {message}"),
-            Failure::NoFinalize { rank, pid } => {
-                format!("pmixrun: rank {rank} (pid {pid}) exited without calling finalize")
-            }
-            Failure::Timeout(t) => {
-                format!("pmixrun: job timed out after {} s", t.as_secs_f64())
-            }
-            Failure::NoExec { program, error } => {
-                format!("pmixrun: cannot execute {program:?}: {error}")
-            }
-            Failure::Internal(msg) => format!("pmixrun: {msg}"),
-        }
-    }
-}
-
-/// The usual Linux name of signal `sig`.
-fn signal_name(sig: i32) -> Option<&'static str> {
-    Some(match sig {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        5 => "SIGTRAP",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        10 => "SIGUSR1",
-        11 => "SIGSEGV",
-        12 => "SIGUSR2",
-        13 => "SIGPIPE",
-        14 => "SIGALRM",
-        15 => "SIGTERM",
-        24 => "SIGXCPU",
-        25 => "SIGXFSZ",
-        31 => "SIGSYS",
-        _ => return None,
-    })
-}
-
-/// How a rank ended, from its wait status and what it told the server.
-fn classify(rank: u32, pid: u32, status: ExitStatus, ev: &EventState) -> Option<Failure> {
-    let r = rank as usize;
-    if let Some(signal) = status.signal() {
-        return Some(Failure::Signal { rank, pid, signal });
-    }
-    let code = status.code().unwrap_or(1);
-    if code != 0 {
-        return Some(Failure::Exit { rank, pid, code });
-    }
-    let connected = ev.connected.get(r).copied().unwrap_or(false);
-    let finalized = ev.finalized.get(r).copied().unwrap_or(false);
-    (connected && !finalized).then_some(Failure::NoFinalize { rank, pid })
-}
-
-/// One started rank.
+/// One job of the session: the first (number 1) or a spawned one.
 #[derive(Debug)]
-struct Rankproc {
-    rank: u32,
-    pid: u32,
-    child: Child,
-    ended: bool,
+struct JobRun {
+    /// 1 for the job pmixrun started, 2, 3, … for spawned jobs.
+    number: u32,
+    nspace: Nspace,
+    /// Its registered clients (deregistered when it ends).
+    ranks: Vec<Proc>,
+    procs: JobProcs,
+    /// The process whose spawn started it.
+    parent: Option<Proc>,
+    /// The parent asked for `PMIX_NOTIFY_COMPLETION`.
+    notify: bool,
+    /// `PMIX_JOB_TIMEOUT`: when, and the timeout.
+    deadline: Option<(Instant, Duration)>,
+    /// This job's first failure.
+    failure: Option<Failure>,
+    /// Its end was handled (event sent, registrations removed).
+    finished: bool,
 }
 
-/// Signals process group `pgid` with `kill -s SIG -- -PGID`, or a shell's
-/// builtin `kill -SIG -PGID` when there is no kill(1) in `PATH` (dash's
-/// builtin takes neither `-s SIG -PGID` nor `--`); `false` when neither
-/// could be run.
-fn signal_group(pgid: u32, sig: &str) -> bool {
-    let quiet = |c: &mut Command| {
-        c.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok()
-    };
-    let target = format!("-{pgid}");
-    quiet(Command::new("kill").args(["-s", sig, "--", &target]))
-        || quiet(Command::new("sh").args(["-c", "kill -\"$1\" \"$2\"", "sh", sig, &target]))
+impl JobRun {
+    /// Whether a failure of this job ends every job: always for the first
+    /// job; for a spawned one unless its parent asked to be notified.
+    fn fatal(&self) -> bool {
+        self.number == 1 || !self.notify
+    }
 }
 
-/// The running job: its children, their process group, and the state of
-/// termination.
+/// The running session: every job and the state of termination.
 #[derive(Debug)]
 struct Supervisor {
-    procs: Vec<Rankproc>,
-    pgid: Option<u32>,
+    jobs: Vec<JobRun>,
+    /// The first failure of any job: it decides the exit status.
     failure: Option<Failure>,
-    term_sent: Option<Instant>,
-    kill_sent: bool,
+    /// Every job is being terminated.
+    ending: bool,
+    /// `--spawn-slots`.
+    spawn_slots: u32,
+    /// pmixrun's own environment edits (`-x`), the base of every job's.
+    base_env: EnvEdits,
+    /// Number of the next spawned job (a failed spawn uses one up too, so
+    /// a namespace is never reused).
+    next_job: u32,
 }
 
 impl Supervisor {
-    fn running(&self) -> usize {
-        self.procs.iter().filter(|p| !p.ended).count()
+    fn fail_all(&mut self, f: Failure) {
+        if self.failure.is_none() {
+            self.failure = Some(f);
+        }
+        self.ending = true;
     }
 
-    fn fail(&mut self, f: Failure) {
-        if self.failure.is_none() {
+    /// A failure of job `j`: recorded for the exit status; ends every job
+    /// when the job is [fatal](JobRun::fatal), otherwise only that one.
+    fn job_failed(&mut self, j: usize, f: Failure) {
+        let job = &mut self.jobs[j];
+        if job.failure.is_none() {
+            job.failure = Some(f.clone());
+        }
+        if job.fatal() {
+            self.fail_all(f);
+        } else if self.failure.is_none() {
             self.failure = Some(f);
         }
     }
 
-    /// Reaps every child that ended; returns their indices.
-    fn reap(&mut self) -> Vec<(usize, ExitStatus)> {
-        let mut out = Vec::new();
-        for (i, p) in self.procs.iter_mut().enumerate().filter(|(_, p)| !p.ended) {
-            match p.child.try_wait() {
-                Ok(Some(st)) => {
-                    p.ended = true;
-                    out.push((i, st));
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    eprintln!(
-                        "pmixrun: cannot wait for rank {} (pid {}): {e}",
-                        p.rank, p.pid
-                    );
-                    p.ended = true;
-                    out.push((i, ExitStatus::from_raw(1 << 8)));
-                }
-            }
-        }
-        out
+    fn running(&self) -> usize {
+        self.jobs.iter().map(|j| j.procs.running()).sum()
     }
 
-    /// One step of terminating the job: SIGTERM to the group first, SIGKILL
-    /// to the group and every remaining child [`GRACE`] later.
-    fn terminate_step(&mut self, now: Instant) {
-        if self.running() == 0 {
-            return;
-        }
-        match self.term_sent {
-            None => {
-                let sent = self.pgid.is_some_and(|g| signal_group(g, "TERM"));
-                self.term_sent = Some(now);
-                if !sent {
-                    self.kill_all();
-                }
-            }
-            Some(t) if !self.kill_sent && now.duration_since(t) >= GRACE => self.kill_all(),
-            Some(_) => {}
+    /// Spawned processes not reaped yet.
+    fn spawned_running(&self) -> u32 {
+        self.jobs
+            .iter()
+            .filter(|j| j.number > 1)
+            .map(|j| j.procs.running() as u32)
+            .sum()
+    }
+
+    /// Who `proc` is, by its job.
+    fn who(&self, proc: &Proc) -> Who {
+        let job = self
+            .jobs
+            .iter()
+            .find(|j| j.nspace == proc.nspace)
+            .map_or(1, |j| j.number);
+        Who {
+            job,
+            rank: proc.rank.0,
         }
     }
 
-    fn kill_all(&mut self) {
-        if let Some(g) = self.pgid {
-            signal_group(g, "KILL");
-        }
-        for p in self.procs.iter_mut().filter(|p| !p.ended) {
-            let _ = p.child.kill();
-        }
-        self.kill_sent = true;
-    }
-
-    /// Polls the children until every one ended, terminating the job on the
-    /// first failure, abort or timeout.
-    fn run(&mut self, events: &Events, deadline: Option<(Instant, Duration)>) {
-        let poll = poll_interval(self.procs.len());
+    /// Polls every job until all processes ended, starting the jobs
+    /// clients spawn, terminating on failures, aborts and the timeout.
+    fn run(
+        &mut self,
+        setup: &Setup,
+        launcher: &mut Launcher<'_>,
+        deadline: Option<(Instant, Duration)>,
+    ) {
         loop {
+            for req in setup.events.take_spawns() {
+                self.spawn(req, setup, launcher);
+            }
             // Reap first, then read the events: a client's abort or
             // finalize is recorded before the server answers it, so before
             // the client can exit.
-            let exited = self.reap();
-            let ev = events.snapshot();
+            let exited: Vec<_> = self.jobs.iter_mut().map(|j| j.procs.reap()).collect();
+            let ev = setup.events.snapshot();
             if ev.keepalive_lost {
-                self.fail(Failure::Internal(format!(
-                    "{}: the tool that launched this job went away; terminating the job",
+                self.fail_all(Failure::Internal(format!(
+                    "{}: the tool that launched this session went away; terminating every job",
                     crate::keepalive::KEEPALIVE_PIPE
                 )));
             }
             if let Some(a) = &ev.abort {
-                self.fail(Failure::Abort {
-                    rank: a.rank,
+                let who = self.who(&a.proc);
+                self.fail_all(Failure::Abort {
+                    who,
                     status: a.status,
                     message: a.message.clone(),
                 });
             }
-            for (i, st) in exited {
-                let p = &self.procs[i];
-                if let Some(f) = classify(p.rank, p.pid, st, &ev) {
-                    self.fail(f);
+            for (j, ended) in exited.into_iter().enumerate() {
+                let job_ev = ev.job(&self.jobs[j].nspace);
+                for (i, st) in ended {
+                    let job = &self.jobs[j];
+                    let p = &job.procs.procs[i];
+                    let who = Who {
+                        job: job.number,
+                        rank: p.rank,
+                    };
+                    if let Some(f) = classify(who, p.pid, st, &job_ev) {
+                        self.job_failed(j, f);
+                    }
                 }
             }
             let now = Instant::now();
             if let Some((at, t)) = deadline {
                 if now >= at {
-                    self.fail(Failure::Timeout(t));
+                    self.fail_all(Failure::Timeout(t));
+                }
+            }
+            for j in 0..self.jobs.len() {
+                let job = &self.jobs[j];
+                match job.deadline {
+                    Some((at, t))
+                        if now >= at && job.failure.is_none() && job.procs.running() > 0 =>
+                    {
+                        self.job_failed(j, Failure::Timeout(t));
+                    }
+                    _ => {}
+                }
+            }
+            for j in 0..self.jobs.len() {
+                if self.jobs[j].number > 1
+                    && !self.jobs[j].finished
+                    && self.jobs[j].procs.running() == 0
+                {
+                    self.finish(j, &setup.server, &setup.events);
                 }
             }
             if self.running() == 0 {
                 return;
             }
-            if self.failure.is_some() {
-                self.terminate_step(now);
+            let ending = self.ending;
+            for job in &mut self.jobs {
+                if ending || job.failure.is_some() {
+                    job.procs.terminate_step(now);
+                }
             }
-            events.wait(poll);
+            setup.events.wait(poll_interval(self.running()));
         }
     }
+
+    /// A spawned job ended: its parent gets `PMIX_EVENT_JOB_END` when it
+    /// asked for it; its clients and namespace are deregistered (its slots
+    /// free for the next spawn).
+    fn finish(&mut self, j: usize, server: &Server, events: &Events) {
+        let job = &mut self.jobs[j];
+        job.finished = true;
+        events.remove_job(&job.nspace);
+        if let (true, Some(parent)) = (job.notify, &job.parent) {
+            let (status, code) = job
+                .failure
+                .as_ref()
+                .map_or((Status::SUCCESS, 0), |f| (f.term_status(), f.exit_code()));
+            let sent = job_end_infos(&job.nspace, parent, status, code).and_then(|info| {
+                server.notify(Status::EVENT_JOB_END, None, DataRange::CUSTOM, &info)
+            });
+            if let Err(e) = sent {
+                eprintln!(
+                    "pmixrun: cannot tell {parent} that job {} ended: {e}",
+                    job.nspace
+                );
+            }
+        }
+        release(server, &job.ranks, &job.nspace);
+    }
+
+    /// Starts the job `req` asks for and answers it (see `spawn.rs`).
+    fn spawn(&mut self, req: SpawnRequest, setup: &Setup, launcher: &mut Launcher<'_>) {
+        if self.ending {
+            (req.done)(Err(Error::with_context(
+                Status::ERR_JOB_CANCELED,
+                "spawn: pmixrun is terminating the session",
+            )));
+            return;
+        }
+        let number = self.next_job;
+        self.next_job += 1;
+        match self.start_spawned(&req, number, setup, launcher) {
+            Ok(job) => {
+                let ns = job.nspace.clone();
+                self.jobs.push(job);
+                (req.done)(Ok(ns));
+            }
+            Err(e) => (req.done)(Err(e)),
+        }
+    }
+
+    fn start_spawned(
+        &self,
+        req: &SpawnRequest,
+        number: u32,
+        setup: &Setup,
+        launcher: &mut Launcher<'_>,
+    ) -> Result<JobRun, Error> {
+        let internal = |m: String| Error::with_context(Status::ERR_JOB_FAILED_TO_LAUNCH, m);
+        let name = format!("{}{number}", setup.nspace.as_str());
+        let nspace = Nspace::new(&name)?;
+        let nsdir = setup.dirs.add_job(&nspace).map_err(internal)?;
+        let ctx = SpawnContext {
+            nspace: &nspace,
+            hostname: &setup.hostname,
+            dirs: (setup.dirs.tmpdir(), &nsdir),
+            base_env: &self.base_env,
+            slots_left: self.spawn_slots.saturating_sub(self.spawned_running()),
+        };
+        let plan = crate::spawn::plan(req, &ctx).inspect_err(|_| setup.dirs.remove_job(&nspace))?;
+        let ranks: Vec<Proc> = (0..plan.size)
+            .map(|r| Proc::from_parts(nspace.clone(), Rank(r)))
+            .collect();
+        let mut registered = Vec::new();
+        let mut reg = || -> Result<(), Error> {
+            for p in &ranks {
+                setup.server.register_client(p, setup.uid, setup.gid)?;
+                registered.push(p.clone());
+            }
+            setup
+                .server
+                .register_nspace(&nspace, plan.size, &plan.infos)
+        };
+        if let Err(e) = reg() {
+            release(&setup.server, &registered, &nspace);
+            setup.dirs.remove_job(&nspace);
+            return Err(internal(format!("cannot register job {nspace}: {e}")));
+        }
+        setup.events.add_job(&nspace, plan.size);
+        let (mut procs, err) = launcher.launch(number, &nspace, plan.size, &plan.procs);
+        if let Some(e) = err {
+            procs.kill_and_reap();
+            release(&setup.server, &ranks, &nspace);
+            setup.dirs.remove_job(&nspace);
+            return Err(Error::with_context(
+                e.status,
+                format!("spawn: {}", e.message),
+            ));
+        }
+        Ok(JobRun {
+            number,
+            nspace,
+            ranks,
+            procs,
+            parent: Some(req.requestor.clone()),
+            notify: plan.notify,
+            deadline: plan.job_timeout.map(|t| (Instant::now() + t, t)),
+            failure: None,
+            finished: false,
+        })
+    }
+}
+
+/// Deregisters `ranks` and `nspace` (what is not registered is skipped).
+fn release(server: &Server, ranks: &[Proc], nspace: &Nspace) {
+    for p in ranks {
+        let _ = server.deregister_client(p);
+    }
+    let _ = server.deregister_nspace(nspace);
 }
 
 /// Between 1 and 5 ms: short for small jobs, longer where every poll costs
@@ -294,49 +333,86 @@ fn launcher_ids() -> std::io::Result<(u32, u32)> {
     Ok((m.uid(), m.gid()))
 }
 
-/// The `-x` variables, resolved against pmixrun's environment.
-fn exported_env(exports: &[Export]) -> Vec<(String, String)> {
-    exports
-        .iter()
-        .filter_map(|e| match e {
-            Export::Set(k, v) => Some((k.clone(), v.clone())),
-            Export::Inherit(k) => std::env::var(k).ok().map(|v| (k.clone(), v)),
-        })
-        .collect()
+/// The `-x` requests as environment directives (`PMIX_SET_ENVAR`), applied
+/// by the same rules as a spawn's ([`pmix_core::envar`]); `-x VAR` of an
+/// unset (or non-UTF-8) `VAR` is skipped.
+/// What every launched process's environment gets on top of pmixrun's
+/// own: the Slurm step variables that make Open MPI 4.1 take pmixrun for
+/// its launcher (unless `--no-slurm-env`; `mpi_env.rs`), then the `-x`
+/// variables.
+fn launch_env(opts: &Options, hostname: &str) -> EnvEdits {
+    let mut edits = EnvEdits::new();
+    if opts.slurm_env {
+        for (k, v) in
+            mpi_env::slurm_step_env(std::process::id(), hostname, |k| std::env::var(k).ok())
+        {
+            edits.set(&k, &v);
+        }
+    }
+    export_edits(edits, &opts.exports)
 }
 
-/// Tools that may be attached to a job at once.
+fn export_edits(mut edits: EnvEdits, exports: &[Export]) -> EnvEdits {
+    let base = |k: &str| std::env::var(k).ok();
+    for e in exports {
+        let (name, value) = match e {
+            Export::Set(k, v) => (k.clone(), v.clone()),
+            Export::Inherit(k) => match base(k) {
+                Some(v) => (k.clone(), v),
+                None => continue,
+            },
+        };
+        let d = EnvDirective::Set(Envar {
+            envar: name,
+            value,
+            separator: 0,
+        });
+        edits.apply(&d, base);
+    }
+    edits
+}
+
+/// Tools that may be attached at once (`pmix ps`, a debugger): each
+/// holds a client slot while attached.
 const TOOL_SLOTS: u32 = 8;
 
-/// The server, the job's registrations and its directories.
+/// The server, the first job's registrations and the directories.
 struct Setup {
     server: Server,
+    /// This host's name, as the job data gives it.
+    hostname: String,
     nspace: Nspace,
     procs: Vec<Proc>,
     events: Arc<Events>,
     dirs: SessionDir,
+    uid: u32,
+    gid: u32,
 }
 
 impl Setup {
-    fn new(np: u32, verbose: bool, extra: Vec<Info>) -> Result<Setup, String> {
+    fn new(np: u32, spawn_slots: u32, verbose: bool, extra: Vec<Info>) -> Result<Setup, String> {
         let pid = std::process::id();
         let ns = |s: String| Nspace::new(&s).map_err(|e| format!("bad namespace {s:?}: {e}"));
         let server_ns = ns(format!("pmixrun-{pid}"))?;
         let nspace = ns(format!("pmixrun-{pid}-job"))?;
         // Removed again on every early return (drop).
         let dirs = SessionDir::create(&std::env::temp_dir(), &nspace)?;
-        let events = Arc::new(Events::new(np));
-        let host = Arc::new(LauncherHost::new(nspace.clone(), Arc::clone(&events)));
+        let events = Arc::new(Events::new());
+        events.add_job(&nspace, np);
+        let host = Arc::new(LauncherHost::new(Arc::clone(&events)));
         let mut cfg = ServerConfig::new(server_ns);
-        // The ranks, and room for tools attached at once (`pmix ps`, a
-        // debugger): each holds a client slot while attached.
-        cfg.max_clients = np.max(1) + TOOL_SLOTS;
+        cfg.max_clients = np
+            .max(1)
+            .saturating_add(spawn_slots)
+            .saturating_add(TOOL_SLOTS);
         cfg.tmpdir = std::env::temp_dir();
         // The server's notes on dropped connections are noise when pmixrun
         // kills a job; `-v` shows them.
         cfg.log = verbose;
         // Room for the per-rank job data of big jobs.
-        cfg.job_store_bytes = cfg.job_store_bytes.max(np as usize * 2048);
+        cfg.job_store_bytes = cfg
+            .job_store_bytes
+            .max((np as usize + spawn_slots as usize) * 2048);
         let hostname = cfg.hostname.clone();
         let server =
             Server::init(cfg, host).map_err(|e| format!("cannot start the PMIx server: {e}"))?;
@@ -346,10 +422,13 @@ impl Setup {
             .collect();
         let setup = Setup {
             server,
+            hostname,
             nspace,
             procs,
             events,
             dirs,
+            uid,
+            gid,
         };
         // Clients first, then the namespace (the C API's order).
         for p in &setup.procs {
@@ -359,7 +438,7 @@ impl Setup {
                 return Err(msg);
             }
         }
-        let infos = SingleNodeJob::new(setup.nspace.clone(), np, hostname)
+        let infos = SingleNodeJob::new(setup.nspace.clone(), np, setup.hostname.clone())
             .with_dirs(setup.dirs.tmpdir(), setup.dirs.nsdir())
             .infos()
             .map(|mut i| {
@@ -378,91 +457,10 @@ impl Setup {
     /// Deregisters the clients and the namespace, finalizes the server and
     /// removes the job's directories (a failure to is reported on stderr).
     fn teardown(self) {
-        for p in &self.procs {
-            let _ = self.server.deregister_client(p);
-        }
-        let _ = self.server.deregister_nspace(&self.nspace);
+        release(&self.server, &self.procs, &self.nspace);
         self.server.finalize();
         for msg in self.dirs.remove() {
             eprintln!("pmixrun: {msg}");
-        }
-    }
-}
-
-/// Runs the job `opts` describes and returns pmixrun's exit status (see the
-/// crate documentation for the table). Messages go to stderr, the ranks'
-/// output to stdout / stderr.
-pub fn run(opts: &Options) -> i32 {
-    let mut extra = Vec::new();
-    if let Some(ranks) = &opts.stop_in_init {
-        let ns = format!("pmixrun-{}-job", std::process::id());
-        match Nspace::new(&ns).and_then(|ns| debugger::stop_in_init_info(&ns, ranks)) {
-            Ok(i) => extra.push(i),
-            Err(e) => {
-                eprintln!("pmixrun: --stop-in-init: {e}");
-                return EXIT_INTERNAL;
-            }
-        }
-    }
-    let setup = match Setup::new(opts.np, opts.verbose, extra) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("pmixrun: {e}");
-            return EXIT_INTERNAL;
-        }
-    };
-    if let Err(e) =
-        report(&setup.server, opts).and_then(|()| crate::keepalive::watch(&setup.events))
-    {
-        eprintln!("pmixrun: {e}");
-        setup.teardown();
-        return EXIT_INTERNAL;
-    }
-    let mut sup = Supervisor {
-        procs: Vec::with_capacity(opts.np as usize),
-        pgid: None,
-        failure: None,
-        term_sent: None,
-        kill_sent: false,
-    };
-    let mut fwd = Forwarders::new();
-    let mut watchdog = Watchdog::start(
-        setup.server.socket_path(),
-        setup.dirs.path(),
-        &setup.dirs.identity(),
-        (&setup.server.uri(), &setup.server.rendezvous_files()),
-    );
-    spawn_all(opts, &setup, &mut sup, &mut fwd, watchdog.as_mut());
-    let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
-    let over = std::sync::Mutex::new(false);
-    std::thread::scope(|s| {
-        if let Some(ranks) = &opts.stop_in_init {
-            let targets = debugger::targets(opts.np, ranks);
-            let (setup, over) = (&setup, &over);
-            s.spawn(move || {
-                debugger::announce_when_waiting(
-                    &setup.server,
-                    &setup.events,
-                    &setup.nspace,
-                    &targets,
-                    over,
-                )
-            });
-        }
-        sup.run(&setup.events, deadline);
-        *over.lock().unwrap_or_else(|e| e.into_inner()) = true;
-    });
-    // The watchdog stays until the directories are gone.
-    setup.teardown();
-    if let Some(w) = watchdog {
-        w.dismiss();
-    }
-    fwd.finish(DRAIN_IDLE);
-    match &sup.failure {
-        None => 0,
-        Some(f) => {
-            eprintln!("{}", f.message());
-            f.exit_code()
         }
     }
 }
@@ -492,94 +490,137 @@ fn report(server: &Server, opts: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// Starts every rank (in one new process group, led by rank 0, which the
-/// watchdog is told) and its forwarders; on a failure records it in `sup`
-/// and starts no more.
-fn spawn_all(
-    opts: &Options,
-    setup: &Setup,
-    sup: &mut Supervisor,
-    fwd: &mut Forwarders,
-    mut watchdog: Option<&mut Watchdog>,
-) {
-    let n = opts.np;
-    let exports = exported_env(&opts.exports);
-    // Rank 0 reads pmixrun's stdin, unless it is a terminal: the ranks run
-    // in a background process group, where reading one stops them.
-    let stdin_ok = !std::io::stdin().is_terminal();
-    for (rank, proc) in (0..n).zip(&setup.procs) {
-        let fork_env = match setup.server.setup_fork(proc) {
-            Ok(v) => v,
+/// Runs the job `opts` describes (and the jobs its processes spawn) and
+/// returns pmixrun's exit status (see the crate documentation for the
+/// table). Messages go to stderr, the ranks' output to stdout / stderr.
+pub fn run(opts: &Options) -> i32 {
+    let mut extra = Vec::new();
+    if let Some(ranks) = &opts.stop_in_init {
+        let ns = format!("pmixrun-{}-job", std::process::id());
+        match Nspace::new(&ns).and_then(|ns| debugger::stop_in_init_info(&ns, ranks)) {
+            Ok(i) => extra.push(i),
             Err(e) => {
-                sup.fail(Failure::Internal(format!(
-                    "setup_fork for rank {rank}: {e}"
-                )));
-                break;
+                eprintln!("pmixrun: --stop-in-init: {e}");
+                return EXIT_INTERNAL;
             }
+        }
+    }
+    let setup = match Setup::new(opts.np, opts.spawn_slots, opts.verbose, extra) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pmixrun: {e}");
+            return EXIT_INTERNAL;
+        }
+    };
+    if let Err(e) =
+        report(&setup.server, opts).and_then(|()| crate::keepalive::watch(&setup.events))
+    {
+        eprintln!("pmixrun: {e}");
+        setup.teardown();
+        return EXIT_INTERNAL;
+    }
+    let mut sup = Supervisor {
+        jobs: Vec::new(),
+        failure: None,
+        ending: false,
+        spawn_slots: opts.spawn_slots,
+        base_env: launch_env(opts, &setup.hostname),
+        next_job: 2,
+    };
+    let mut fwd = Forwarders::new();
+    let mut watchdog = Watchdog::start(
+        setup.server.socket_path(),
+        setup.dirs.path(),
+        &setup.dirs.identity(),
+        (&setup.server.uri(), &setup.server.rendezvous_files()),
+    );
+    {
+        let mut launcher = Launcher {
+            server: &setup.server,
+            fwd: &mut fwd,
+            watchdog: watchdog.as_mut(),
+            tag_output: opts.tag_output,
         };
-        let mut cmd = Command::new(&opts.program);
-        cmd.args(&opts.args)
-            .envs(exports.iter().map(|(k, v)| (k, v)))
-            .env("OMPI_COMM_WORLD_SIZE", n.to_string())
-            .env("OMPI_COMM_WORLD_RANK", rank.to_string())
-            .env("OMPI_COMM_WORLD_LOCAL_RANK", rank.to_string())
-            .env("OMPI_COMM_WORLD_LOCAL_SIZE", n.to_string())
-            .envs(fork_env.iter().map(|(k, v)| (k, v)))
-            .stdin(if rank == 0 && stdin_ok {
-                Stdio::inherit()
-            } else {
-                Stdio::null()
+        // Rank 0 reads pmixrun's stdin, unless it is a terminal: the ranks
+        // run in a background process group, where reading one stops them.
+        let stdin_ok = !std::io::stdin().is_terminal();
+        let plans: Vec<ProcPlan> = (0..opts.np)
+            .map(|rank| ProcPlan {
+                rank,
+                program: opts.program.clone(),
+                argv0: None,
+                args: opts.args.clone(),
+                env: sup.base_env.clone(),
+                cwd: None,
+                stdin: rank == 0 && stdin_ok,
             })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // 0: a new group led by this child (rank 0).
-            .process_group(sup.pgid.and_then(|g| i32::try_from(g).ok()).unwrap_or(0));
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
-            Err(e) => {
-                sup.fail(Failure::NoExec {
-                    program: opts.program.clone(),
-                    error: e.to_string(),
-                });
-                break;
-            }
-        };
-        let pid = child.id();
-        // Only this process (or one it starts, such as the program a
-        // wrapper script runs) may connect as this rank.
-        let _ = setup.server.set_client_pid(proc, pid);
-        if sup.pgid.is_none() {
-            sup.pgid = Some(pid);
-            if let Some(w) = watchdog.as_deref_mut() {
-                w.watch_group(pid);
-            }
-        }
-        let streams = [
-            child
-                .stdout
-                .take()
-                .map(|s| (Box::new(s) as Box<dyn std::io::Read + Send>, Sink::Stdout)),
-            child
-                .stderr
-                .take()
-                .map(|s| (Box::new(s) as Box<dyn std::io::Read + Send>, Sink::Stderr)),
-        ];
-        sup.procs.push(Rankproc {
-            rank,
-            pid,
-            child,
-            ended: false,
+            .collect();
+        let (procs, err) = launcher.launch(1, &setup.nspace, opts.np, &plans);
+        sup.jobs.push(JobRun {
+            number: 1,
+            nspace: setup.nspace.clone(),
+            ranks: Vec::new(),
+            procs,
+            parent: None,
+            notify: false,
+            deadline: None,
+            failure: None,
+            finished: false,
         });
-        for (src, sink) in streams.into_iter().flatten() {
-            let prefix = opts.tag_output.then(|| tag(rank, sink));
-            if let Err(e) = fwd.spawn(src, sink, prefix, format!("pmixrun-io-{rank}")) {
-                sup.fail(Failure::Internal(format!(
-                    "cannot start an output thread for rank {rank}: {e}"
-                )));
+        if let Some(e) = err {
+            sup.job_failed(0, e.failure);
+        }
+        let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
+        let over = std::sync::Mutex::new(false);
+        std::thread::scope(|s| {
+            if let Some(ranks) = &opts.stop_in_init {
+                let targets = debugger::targets(opts.np, ranks);
+                let (setup, over) = (&setup, &over);
+                s.spawn(move || {
+                    debugger::announce_when_waiting(
+                        &setup.server,
+                        &setup.events,
+                        &setup.nspace,
+                        &targets,
+                        over,
+                    )
+                });
+            }
+            sup.run(&setup, &mut launcher, deadline);
+            *over.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        });
+        // Requests that came too late (their requestors are gone).
+        for req in setup.events.take_spawns() {
+            (req.done)(Err(Error::with_context(
+                Status::ERR_JOB_CANCELED,
+                "spawn: pmixrun is terminating the session",
+            )));
+        }
+        for j in 0..sup.jobs.len() {
+            if sup.jobs[j].number > 1 && !sup.jobs[j].finished {
+                sup.finish(j, &setup.server, &setup.events);
             }
         }
-        if sup.failure.is_some() {
-            break;
+    }
+    // Every rank ended well, none spoke PMIx: an MPI program's ranks ran
+    // alone (a failed job has its own message).
+    if sup.failure.is_none() {
+        let any_connected = setup.events.snapshot().any_connected;
+        if let Some(note) = mpi_env::singleton_note(&opts.program, opts.np, any_connected) {
+            eprintln!("{note}");
+        }
+    }
+    // The watchdog stays until the directories are gone.
+    setup.teardown();
+    if let Some(w) = watchdog {
+        w.dismiss();
+    }
+    fwd.finish(DRAIN_IDLE);
+    match &sup.failure {
+        None => 0,
+        Some(f) => {
+            eprintln!("{}", f.message());
+            f.exit_code()
         }
     }
 }
@@ -588,82 +629,23 @@ fn spawn_all(
 mod tests {
     use super::*;
 
-    fn ev(connected: bool, finalized: bool) -> EventState {
-        EventState {
-            debug_waiting: Vec::new(),
-            keepalive_lost: false,
-            connected: vec![connected],
-            finalized: vec![finalized],
-            abort: None,
-        }
-    }
-
-    #[test]
-    fn classification() {
-        let ok = ExitStatus::from_raw(0);
-        let three = ExitStatus::from_raw(3 << 8);
-        let segv = ExitStatus::from_raw(11);
-        assert_eq!(classify(0, 9, ok, &ev(false, false)), None);
-        assert_eq!(classify(0, 9, ok, &ev(true, true)), None);
-        assert_eq!(
-            classify(0, 9, ok, &ev(true, false)),
-            Some(Failure::NoFinalize { rank: 0, pid: 9 })
-        );
-        assert_eq!(
-            classify(0, 9, three, &ev(true, false)),
-            Some(Failure::Exit {
-                rank: 0,
-                pid: 9,
-                code: 3
-            })
-        );
-        assert_eq!(
-            classify(0, 9, segv, &ev(false, false)),
-            Some(Failure::Signal {
-                rank: 0,
-                pid: 9,
-                signal: 11
-            })
-        );
-    }
-
-    #[test]
-    fn exit_codes_and_messages() {
-        let abort = |status| Failure::Abort {
-            rank: 1,
-            status,
-            message: "bye".into(),
-        };
-        assert_eq!(abort(7).exit_code(), 7);
-        assert_eq!(abort(0).exit_code(), 1);
-        assert_eq!(abort(-5).exit_code(), 1);
-        assert_eq!(abort(1000).exit_code(), 255);
-        assert_eq!(
-            abort(7).message(),
-            "pmixrun: rank 1 called abort with status 7: bye"
-        );
-        let sig = Failure::Signal {
-            rank: 2,
-            pid: 5,
-            signal: 9,
-        };
-        assert_eq!(sig.exit_code(), 137);
-        assert_eq!(
-            sig.message(),
-            "pmixrun: rank 2 (pid 5) was killed by signal 9 (SIGKILL)"
-        );
-        let t = Failure::Timeout(Duration::from_millis(500));
-        assert_eq!(t.exit_code(), 124);
-        assert_eq!(t.message(), "pmixrun: job timed out after 0.5 s");
-        assert_eq!(
-            Failure::NoFinalize { rank: 0, pid: 1 }.message(),
-            "pmixrun: rank 0 (pid 1) exited without calling finalize"
-        );
-    }
-
     #[test]
     fn poll_interval_bounds() {
         assert!(poll_interval(1) >= Duration::from_millis(1));
         assert!(poll_interval(100_000) <= Duration::from_millis(5));
+    }
+
+    #[test]
+    fn exports_are_set_directives() {
+        let e = export_edits(
+            EnvEdits::new(),
+            &[
+                Export::Set("PMIXRS_T_A".into(), "1".into()),
+                Export::Set("PMIXRS_T_A".into(), "2".into()),
+                Export::Inherit("PMIXRS_T_SURELY_UNSET".into()),
+            ],
+        );
+        let changes: Vec<_> = e.changes().collect();
+        assert_eq!(changes, [("PMIXRS_T_A", Some("2"))]);
     }
 }

@@ -51,10 +51,11 @@ impl Sink {
     }
 }
 
-/// The `--tag-output` prefix of `rank`'s `sink` lines: `[1,RANK]<stdout>: `
-/// (Open MPI's form; the job is always job 1 of this launcher).
-pub(crate) fn tag(rank: u32, sink: Sink) -> String {
-    format!("[1,{rank}]<{}>: ", sink.name())
+/// The `--tag-output` prefix of the `sink` lines of `rank` of job `job`:
+/// `[JOB,RANK]<stdout>: ` (Open MPI's form; the job pmixrun starts is job
+/// 1, the jobs its processes spawn 2, 3, …).
+pub(crate) fn tag(job: u32, rank: u32, sink: Sink) -> String {
+    format!("[{job},{rank}]<{}>: ", sink.name())
 }
 
 /// Where a forwarder is.
@@ -122,13 +123,18 @@ impl Forwarders {
     /// children are gone. A stream a leftover grandchild still holds open
     /// never ends: a forwarder that has waited for input for `idle` with no
     /// child left to write is abandoned (it dies with the process).
+    ///
+    /// The idle time counts from this call at the earliest: a forwarder
+    /// that has waited long for input while its child was alive may not
+    /// have been scheduled yet to read the child's last lines.
     pub fn finish(self, idle: Duration) {
+        let children_gone = Instant::now();
         loop {
             let now = Instant::now();
             let pending = lock(&self.phases).iter().any(|p| match p {
                 Phase::Done => false,
                 Phase::Writing => true,
-                Phase::Reading(since) => now.duration_since(*since) < idle,
+                Phase::Reading(since) => now.duration_since((*since).max(children_gone)) < idle,
             });
             if !pending {
                 break;
@@ -179,8 +185,45 @@ mod tests {
 
     #[test]
     fn tags_look_like_open_mpi() {
-        assert_eq!(tag(0, Sink::Stdout), "[1,0]<stdout>: ");
-        assert_eq!(tag(12, Sink::Stderr), "[1,12]<stderr>: ");
+        assert_eq!(tag(1, 0, Sink::Stdout), "[1,0]<stdout>: ");
+        assert_eq!(tag(1, 12, Sink::Stderr), "[1,12]<stderr>: ");
+        assert_eq!(tag(3, 1, Sink::Stdout), "[3,1]<stdout>: ");
+    }
+
+    /// A child that was silent for longer than the idle time, then wrote
+    /// its last line and exited: its forwarder is late to read it (not
+    /// scheduled yet). `finish` waits for that line.
+    #[test]
+    fn a_line_written_after_a_long_silence_is_not_abandoned() {
+        struct LateLine {
+            go: std::sync::mpsc::Receiver<()>,
+            sent: bool,
+        }
+        impl Read for LateLine {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.sent {
+                    return Ok(0);
+                }
+                let _ = self.go.recv();
+                std::thread::sleep(Duration::from_millis(100));
+                self.sent = true;
+                let line = b"last line\n";
+                buf[..line.len()].copy_from_slice(line);
+                Ok(line.len())
+            }
+        }
+        let (tx, go) = std::sync::mpsc::channel();
+        let mut f = Forwarders::new();
+        f.spawn(LateLine { go, sent: false }, Sink::Stderr, None, "t".into())
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        tx.send(()).unwrap();
+        let t = Instant::now();
+        f.finish(Duration::from_millis(250));
+        assert!(
+            t.elapsed() >= Duration::from_millis(90),
+            "finish gave up on a forwarder holding the child's last line"
+        );
     }
 
     #[test]
@@ -191,7 +234,7 @@ mod tests {
         f.spawn(
             &b""[..],
             Sink::Stdout,
-            Some(tag(0, Sink::Stdout)),
+            Some(tag(1, 0, Sink::Stdout)),
             "t".into(),
         )
         .unwrap();

@@ -74,6 +74,28 @@ impl SessionDir {
         self.nsdir.to_str().unwrap_or_default()
     }
 
+    /// Creates the directory of a further job `nspace` (a spawned one) in
+    /// the session directory and returns it (`PMIX_NSDIR`); removed with
+    /// the session directory.
+    ///
+    /// # Errors
+    /// A message naming the namespace and the system's reason.
+    pub(crate) fn add_job(&self, nspace: &Nspace) -> Result<String, String> {
+        let d = self
+            .dirs
+            .add_nspace(nspace)
+            .map_err(|e| format!("cannot create the directory of job {nspace}: {e}"))?;
+        d.into_os_string()
+            .into_string()
+            .map_err(|d| format!("job directory {d:?} is not valid UTF-8"))
+    }
+
+    /// Removes the directory of job `nspace` again (a spawn that failed);
+    /// what cannot be removed goes with the session directory.
+    pub(crate) fn remove_job(&self, nspace: &Nspace) {
+        let _ = self.dirs.remove_nspace(nspace);
+    }
+
     /// The session directory's `<device>:<inode>`, as `stat -c %d:%i`
     /// prints it.
     pub(crate) fn identity(&self) -> String {

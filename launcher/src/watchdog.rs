@@ -2,10 +2,11 @@
 //! up when pmixrun dies without doing so itself (Ctrl-C, SIGTERM,
 //! SIGKILL: pmixrun cannot catch signals without `unsafe`).
 //!
-//! It ignores those signals and reads a pipe only pmixrun holds: first a
-//! line with the job's process group (written once rank 0 runs), then
-//! end-of-file, which comes when pmixrun is gone. Then it sends SIGTERM to
-//! the job's process group, removes the server's socket and its
+//! It ignores those signals and reads a pipe only pmixrun holds: a line
+//! with each job's process group (written once the job's first process
+//! runs: the first job's, then one per spawned job), then end-of-file,
+//! which comes when pmixrun is gone. Then it sends SIGTERM to every
+//! process group it was told, removes the server's socket and its
 //! directory, sends SIGKILL 2 s later, and removes pmixrun's session
 //! directory if its device and inode are still the ones pmixrun created
 //! (`stat -c %d:%i`; `rm -rf` follows no symbolic link), and the tools'
@@ -28,13 +29,13 @@ pub(crate) struct Watchdog {
 impl Watchdog {
     /// `$1`: the server's socket; `$2`: the session directory; `$3` its
     /// `<dev>:<ino>`; `$4` the server's URI; the rest: its rendezvous
-    /// files. An empty group line (pmixrun died before rank 0 ran) skips
-    /// the signals.
+    /// files. No group line (pmixrun died before rank 0 ran) skips the
+    /// signals.
     const SCRIPT: &'static str = "trap '' INT TERM HUP QUIT; \
-         read -r g; [ -n \"$g\" ] && read -r _; \
-         [ -n \"$g\" ] && kill -TERM \"-$g\" 2>/dev/null; \
+         gs=; while read -r g; do gs=\"$gs $g\"; done; \
+         for g in $gs; do kill -TERM \"-$g\" 2>/dev/null; done; \
          rm -f \"$1\"; rmdir \"${1%/*}\" 2>/dev/null; \
-         [ -n \"$g\" ] && sleep 2 && kill -KILL \"-$g\" 2>/dev/null; \
+         [ -n \"$gs\" ] && sleep 2 && for g in $gs; do kill -KILL \"-$g\" 2>/dev/null; done; \
          [ \"$(stat -c %d:%i -- \"$2\" 2>/dev/null)\" = \"$3\" ] && rm -rf -- \"$2\"; \
          u=\"$4\"; shift 4; for f in \"$@\"; do \
          [ \"$(head -n 1 -- \"$f\" 2>/dev/null)\" = \"$u\" ] && rm -f -- \"$f\"; done";
@@ -64,7 +65,7 @@ impl Watchdog {
         Some(Watchdog { child, pipe })
     }
 
-    /// Tells the watchdog the job's process group (once).
+    /// Tells the watchdog a job's process group (once per job).
     pub(crate) fn watch_group(&mut self, pgid: u32) {
         let _ = writeln!(self.pipe, "{pgid}");
         let _ = self.pipe.flush();

@@ -60,6 +60,21 @@ fn a_get_waits_until_the_peer_finalizes_without_the_key() {
     );
 }
 
+#[test]
+fn get_all_returns_every_visible_value_of_a_proc_once() {
+    let o = pmixrun("all");
+    assert_ok(&o, 2);
+    let t = text(&o);
+    for line in [
+        "ok own values",
+        "ok peer values",
+        "ok job values",
+        "ok errors",
+    ] {
+        assert_eq!(t.matches(line).count(), 2, "{line}: {t}");
+    }
+}
+
 fn server(tag: &str, host: Arc<dyn Host>) -> Server {
     let mut cfg = ServerConfig::new(Nspace::new(format!("srv-get-{tag}")).unwrap());
     cfg.max_clients = 8;

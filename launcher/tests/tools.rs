@@ -92,7 +92,7 @@ fn a_tool_finds_two_jobs_by_pid_and_namespace_and_its_event_reaches_each_job() {
     let ta = attach_by_pid(tmp.path(), pid_a);
     assert_eq!(
         ta.proc().nspace.as_str(),
-        format!("pmixrun-{pid_a}-job-tool-0"),
+        format!("pmixrun-{pid_a}-tool-0"),
         "pmixrun mints the tool's identity"
     );
     assert_eq!(ta.server().unwrap().rendezvous.pid, pid_a);

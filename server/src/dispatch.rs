@@ -12,7 +12,7 @@ use crate::data::{dmodex, modex};
 use crate::inner::Inner;
 use crate::link::{Link, ReplyTo};
 use crate::ops::event::{host_calls, route};
-use crate::ops::{connect, fence, lifecycle, log, pubsub, query};
+use crate::ops::{connect, fence, lifecycle, log, pubsub, query, spawn};
 
 /// Serves one request frame of `link`'s client.
 pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
@@ -81,5 +81,6 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
             connect::disconnect(inner, to(msg::DISCONNECT), nspace, info);
         }
         Request::Query { queries } => query::query(inner, to(msg::QUERY), queries),
+        Request::Spawn { job_info, apps } => spawn::spawn(inner, to(msg::SPAWN), job_info, apps),
     }
 }

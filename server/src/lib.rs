@@ -473,6 +473,38 @@ impl Server {
         job::server_get(&self.inner, proc, key)
     }
 
+    /// The host's `PMIx_Get` with a NULL key: every value known of `proc`
+    /// in this process — the values stored with
+    /// [`store_internal`](Self::store_internal), the registered job data of
+    /// its rank (`WILDCARD`: of the job), and what a local client of that
+    /// rank committed (any scope). A key appears once, in that order of
+    /// precedence. Never waits.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` for rank `UNDEF` (which rank's values?),
+    /// `PMIX_ERR_NOT_FOUND` when nothing is known of `proc`.
+    pub fn get_all(&self, proc: &Proc) -> Result<Vec<Info>> {
+        if proc.rank == pmix_core::Rank::UNDEF {
+            return Err(Error::bad_param(
+                "get with a NULL key: rank UNDEF names no single proc",
+            ));
+        }
+        let mut out: Vec<Info> = Vec::new();
+        for (p, k, v) in self.inner.internal.lock().iter().rev() {
+            if p == proc && !out.iter().any(|o| o.is(k)) {
+                out.push(Info::new(k, v.clone())?);
+            }
+        }
+        job::server_get_all(&self.inner, proc, &mut out);
+        if out.is_empty() {
+            return Err(Error::with_context(
+                Status::ERR_NOT_FOUND,
+                format!("no value is known for {proc:?}"),
+            ));
+        }
+        Ok(out)
+    }
+
     /// The shared segment (tests read the clients' event rings through it).
     #[doc(hidden)]
     pub fn segment(&self) -> &Segment {

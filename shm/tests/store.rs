@@ -153,6 +153,22 @@ fn update_republishes_a_copy_with_changes() {
 }
 
 #[test]
+fn builder_lists_the_entries_of_one_rank_only() {
+    let mut t = TableBuilder::new();
+    t.insert("a", 1, "y", b"2".to_vec());
+    t.insert("a", 1, "x", b"1".to_vec());
+    t.insert("a", 2, "x", b"other rank".to_vec());
+    t.insert("b", 1, "x", b"other nspace".to_vec());
+    t.insert("a", u32::MAX, "x", b"wildcard".to_vec());
+    let got: Vec<_> = t.entries_of("a", 1).collect();
+    assert_eq!(got, [("y", &b"2"[..]), ("x", &b"1"[..])]);
+    let job: Vec<_> = t.entries_of("a", u32::MAX).collect();
+    assert_eq!(job, [("x", &b"wildcard"[..])]);
+    assert_eq!(t.entries_of("none", 1).count(), 0);
+    assert_eq!(t.entries_of("a", 3).count(), 0);
+}
+
+#[test]
 fn fixed_keys_get_their_list_positions_as_ids() {
     let mut t = TableBuilder::with_fixed_keys(&["pmix.rank", "pmix.size", "pmix.hname"]).unwrap();
     assert_eq!(t.intern_keys(["pmix.hname", "custom", "other"]), [2, 3, 4]);

@@ -10,7 +10,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use pmix_client::Client;
-use pmix_core::{Info, Proc, Result, Scope, Value};
+use pmix_core::{DataArray, Info, Proc, Result, Scope, Value};
 use pmix_server::Server;
 
 use crate::cdata::value_destruct;
@@ -69,10 +69,10 @@ unsafe fn get_args<'a>(
     key: *const c_char,
     info: *const pmix_info_t,
     ninfo: usize,
-) -> Result<(Proc, &'a str, Vec<Info>)> {
+) -> Result<(Proc, Option<&'a str>, Vec<Info>)> {
     // SAFETY: NULL or a C string; the borrow is used only while the
     // caller's call lasts (`PMIx_Get`) or copied at once (`Get_nb`).
-    let key = unsafe { key_in(key) }?;
+    let key = unsafe { opt_key_in(key) }?;
     let p = if proc_.is_null() {
         c.proc().clone()
     } else {
@@ -91,21 +91,53 @@ unsafe fn get_args<'a>(
 /// As [`PMIx_Get`].
 unsafe fn server_get(s: &Server, proc_: *const pmix_proc_t, key: *const c_char) -> Result<Value> {
     // SAFETY: NULL or a C string (caller guarantee).
-    let key = unsafe { key_in(key) }?;
+    let key = unsafe { opt_key_in(key) }?;
     let p = if proc_.is_null() {
         s.proc().clone()
     } else {
         // SAFETY: non-NULL and valid (caller guarantee).
         proc_from_c(unsafe { &*proc_ })?
     };
-    s.get(&p, key)
+    match key {
+        Some(key) => s.get(&p, key),
+        None => s.get_all(&p).map(all_values),
+    }
+}
+
+/// A NULL key (every value of a proc) as `None`, else the key.
+///
+/// # Safety
+/// `key` is NULL or a C string that outlives the borrow.
+unsafe fn opt_key_in<'a>(key: *const c_char) -> Result<Option<&'a str>> {
+    if key.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: a non-NULL C string (caller guarantee).
+    unsafe { key_in(key) }.map(Some)
+}
+
+/// The answer to a get with a NULL key: a `PMIX_DATA_ARRAY` of
+/// `pmix_info_t`, one per key.
+fn all_values(infos: Vec<Info>) -> Value {
+    Value::from(DataArray::from_infos(infos))
+}
+
+/// A client's get: one key, or every value of `p` for a NULL key.
+fn client_get(c: &Client, p: &Proc, key: Option<&str>, infos: &[Info]) -> Result<Value> {
+    match key {
+        Some(key) => c.get(p, key, infos),
+        None => c.get_all(p).map(all_values),
+    }
 }
 
 /// `pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
 /// const pmix_info_t info[], size_t ninfo, pmix_value_t **val)`: the
 /// value of `key` for `proc` (NULL: this process), in a `pmix_value_t`
 /// malloc'd with libc with its exact type; release it with
-/// `PMIX_VALUE_RELEASE`. `*val` is NULL on error.
+/// `PMIX_VALUE_RELEASE`. `*val` is NULL on error. A NULL `key` asks for
+/// every value of `proc` (of the job for rank `PMIX_RANK_WILDCARD`): a
+/// `PMIX_DATA_ARRAY` of `pmix_info_t`, one per key, without waiting
+/// ([`Client::get_all`], [`Server::get_all`]).
 ///
 /// # Safety
 /// `proc` is NULL or a valid proc; `key` NULL or a C string; `info` NULL or
@@ -128,7 +160,7 @@ pub unsafe extern "C" fn PMIx_Get(
             Endpoint::Client(c) => {
                 // SAFETY: forwarded caller guarantee.
                 let (p, key, infos) = unsafe { get_args(&c, proc_, key, info, ninfo) }?;
-                c.get(&p, key, &infos)?
+                client_get(&c, &p, key, &infos)?
             }
             // SAFETY: forwarded caller guarantee.
             Endpoint::Server(s) => unsafe { server_get(&s, proc_, key) }?,
@@ -191,11 +223,15 @@ pub unsafe extern "C" fn PMIx_Get_nb(
     let args = role::client().and_then(|c| {
         // SAFETY: forwarded caller guarantee.
         let (p, key, infos) = unsafe { get_args(&c, proc_, key, info, ninfo) }?;
-        Ok((c, p, key.to_owned(), infos))
+        Ok((c, p, key.map(str::to_owned), infos))
     });
     match args {
-        Ok((c, p, key, infos)) => {
+        Ok((c, p, Some(key), infos)) => {
             c.get_nb(&p, &key, &infos, move |r| deliver_value(cb, cbdata, r));
+        }
+        Ok((c, p, None, _)) => {
+            let r = c.get_all(&p).map(all_values);
+            defer(move || deliver_value(cb, cbdata, r));
         }
         Err(e) => {
             // The fallback rule: a server process answers from its server.

@@ -36,6 +36,7 @@ mod log;
 mod pubsub;
 mod query;
 mod resolve;
+mod spawn;
 mod tool;
 
 pub use connect::*;
@@ -47,4 +48,5 @@ pub use log::*;
 pub use pubsub::*;
 pub use query::*;
 pub use resolve::*;
+pub use spawn::*;
 pub use tool::*;

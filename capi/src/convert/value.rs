@@ -546,6 +546,39 @@ unsafe fn app_from_c(a: *const pmix_app_t) -> Result<App> {
     }
 }
 
+/// `n` C apps (NULL: none), deep-copied.
+///
+/// # Safety
+/// `apps` is NULL or points to `n` valid `pmix_app_t`.
+///
+/// # Errors
+/// As [`app_from_c`].
+pub(crate) unsafe fn apps_from_c(apps: *const pmix_app_t, n: usize) -> Result<Vec<App>> {
+    if apps.is_null() {
+        return Ok(Vec::new());
+    }
+    // SAFETY: `i < n` apps are valid (caller guarantee).
+    (0..n).map(|i| unsafe { app_from_c(apps.add(i)) }).collect()
+}
+
+/// A malloc'd C array of `apps` (NULL when empty), released with
+/// `PMIX_APP_FREE(ptr, apps.len())`.
+///
+/// # Errors
+/// As [`app_to_c`]; nothing is leaked.
+pub(crate) fn apps_to_c(apps: &[App]) -> Result<*mut pmix_app_t> {
+    let out = calloc_array::<pmix_app_t>(apps.len())?;
+    for (i, app) in apps.iter().enumerate() {
+        // SAFETY: slot `i` of the zeroed array.
+        if let Err(e) = unsafe { app_to_c(app, out.add(i)) } {
+            // SAFETY: every slot is zeroed or written; the array is ours.
+            unsafe { array_free(PMIX_APP, out.cast(), apps.len()) };
+            return Err(e);
+        }
+    }
+    Ok(out)
+}
+
 /// Writes an [`App`] into `out` with libc allocations.
 ///
 /// # Safety

@@ -30,9 +30,6 @@ unsafe extern "C" fn info_cb(
 ) {
     called();
 }
-unsafe extern "C" fn spawn_cb(_: pmix_status_t, _: *mut c_char, _: *mut c_void) {
-    called();
-}
 unsafe extern "C" fn setup_cb(
     _: pmix_status_t,
     _: *mut pmix_info_t,
@@ -93,8 +90,6 @@ fn entry_points_answer_not_supported_and_never_call_back() {
     // read.
     let rcs = unsafe {
         [
-            PMIx_Spawn(c, 0, ptr::null(), 0, sm),
-            PMIx_Spawn_nb(c, 0, ptr::null(), 0, Some(spawn_cb), cbd),
             PMIx_server_setup_application(s, n, 0, Some(setup_cb), cbd),
             PMIx_server_setup_local_support(s, n, 0, Some(op_cb), cbd),
             PMIx_Register_attributes(sm, ptr::null_mut()),

@@ -67,10 +67,23 @@ int main(int argc, char **argv)
     CHECK(NULL != val && PMIX_UINT16 == val->type && me.rank == val->data.uint16);
     PMIX_VALUE_FREE(val, 1);
 
-    /* bad parameters */
+    /* a NULL key: every value of the proc, a PMIX_DATA_ARRAY of pmix_info_t
+     * (this rank's local rank among them), released as one value */
     val = (pmix_value_t *) 0x1;
-    CHECK_RC(PMIx_Get(&me, NULL, NULL, 0, &val), PMIX_ERR_BAD_PARAM);
-    CHECK(NULL == val);
+    CHECK_RC(PMIx_Get(&me, NULL, NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(NULL != val && PMIX_DATA_ARRAY == val->type && NULL != val->data.darray &&
+          PMIX_INFO == val->data.darray->type);
+    if (NULL != val && PMIX_DATA_ARRAY == val->type && NULL != val->data.darray) {
+        const pmix_info_t *all = (const pmix_info_t *) val->data.darray->array;
+        int found = 0;
+        for (size_t i = 0; i < val->data.darray->size; i++)
+            found += 0 == strcmp(all[i].key, PMIX_LOCAL_RANK) &&
+                     PMIX_UINT16 == all[i].value.type && me.rank == all[i].value.data.uint16;
+        CHECK(1 == found);
+        PMIX_VALUE_FREE(val, 1);
+    }
+
+    /* bad parameters */
     CHECK_RC(PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, NULL), PMIX_ERR_BAD_PARAM);
     CHECK_RC(PMIx_Put(PMIX_GLOBAL, NULL, NULL), PMIX_ERR_BAD_PARAM);
 

@@ -636,6 +636,65 @@ static pmix_info_t *pdata_entry(pmix_info_t *slot, pmix_rank_t r)
     return slot;
 }
 
+/* The info of key in a NULL-key PMIx_Get answer (a PMIX_DATA_ARRAY of
+ * PMIX_INFO), or NULL. */
+static const pmix_value_t *find_in_all(const pmix_value_t *all, const char *key)
+{
+    if (NULL == all || PMIX_DATA_ARRAY != all->type || NULL == all->data.darray ||
+        PMIX_INFO != all->data.darray->type)
+        return NULL;
+    const pmix_info_t *infos = (const pmix_info_t *) all->data.darray->array;
+    for (size_t i = 0; i < all->data.darray->size; i++)
+        if (0 == strncmp(infos[i].key, key, PMIX_MAX_KEYLEN))
+            return &infos[i].value;
+    return NULL;
+}
+
+/* PMIx_Get with a NULL key in this server process, as ORTE's daemons call
+ * it: a proc of the daemons' job known only from PMIx_Store_internal, the
+ * client's job level, and the client (its committed card, after it left). */
+static void check_get_all(const pmix_proc_t *client)
+{
+    pmix_proc_t daemon, wild;
+    PMIX_LOAD_PROCID(&daemon, "1070071808", (pmix_rank_t) node);
+    PMIX_LOAD_PROCID(&wild, NSPACE, PMIX_RANK_WILDCARD);
+    pmix_value_t note, *val = NULL;
+    PMIX_VALUE_CONSTRUCT(&note);
+    PMIX_VALUE_LOAD(&note, "tcp://10.0.0.1:4242", PMIX_STRING);
+    CHECK_RC(PMIx_Store_internal(&daemon, "pmix.puri", &note), PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&note);
+
+    CHECK_RC(PMIx_Get(&daemon, NULL, NULL, 0, &val), PMIX_SUCCESS);
+    const pmix_value_t *uri = find_in_all(val, "pmix.puri");
+    CHECK(NULL != uri && PMIX_STRING == uri->type &&
+          0 == strcmp(uri->data.string, "tcp://10.0.0.1:4242"));
+    CHECK(NULL != val && PMIX_DATA_ARRAY == val->type && 1 == val->data.darray->size);
+    if (NULL != val)
+        PMIX_VALUE_RELEASE(val);
+    val = NULL;
+
+    CHECK_RC(PMIx_Get(&wild, NULL, NULL, 0, &val), PMIX_SUCCESS);
+    const pmix_value_t *size = find_in_all(val, PMIX_JOB_SIZE);
+    CHECK(NULL != size && PMIX_UINT32 == size->type && 2 == size->data.uint32);
+    if (NULL != val)
+        PMIX_VALUE_RELEASE(val);
+    val = NULL;
+
+    CHECK_RC(PMIx_Get(client, NULL, NULL, 0, &val), PMIX_SUCCESS);
+    const pmix_value_t *card = find_in_all(val, "card");
+    char want[64];
+    snprintf(want, sizeof(want), "card-of-%u", client->rank);
+    CHECK(NULL != card && PMIX_STRING == card->type && 0 == strcmp(card->data.string, want));
+    if (NULL != val)
+        PMIX_VALUE_RELEASE(val);
+    val = NULL;
+
+    /* a proc nobody knows: not found, *val NULL */
+    pmix_proc_t nobody;
+    PMIX_LOAD_PROCID(&nobody, "nobody", 0);
+    CHECK(PMIX_ERR_NOT_FOUND == PMIx_Get(&nobody, NULL, NULL, 0, &val) && NULL == val);
+}
+
 /* Runs this node; the checks go to the counters. */
 static void run_node(const char *base, const char *client)
 {
@@ -732,6 +791,7 @@ static void run_node(const char *base, const char *client)
     CHECK(WIFEXITED(st) && 0 == WEXITSTATUS(st));
     if (!(WIFEXITED(st) && 0 == WEXITSTATUS(st)))
         fprintf(stderr, "two_nodes: node %s: client status 0x%x\n", node_name(node), st);
+    check_get_all(&me);
     PMIx_server_deregister_client(&me, op_cb, NULL);
     CHECK_RC(wait_op(), PMIX_SUCCESS);
 

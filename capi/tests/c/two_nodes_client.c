@@ -19,6 +19,12 @@
  *    slots): the group's name and this rank in it, its JOB_SIZE, the peer's
  *    "late" through the group address; then PMIx_Disconnect.
  *
+ * After the collecting fence, PMIx_Get with a NULL key (every value of a
+ * proc, as a PMIX_DATA_ARRAY of pmix_info_t): the job level
+ * (PMIX_RANK_WILDCARD), this rank (its puts, its registered data) and the
+ * peer (its card from the fence blob, its registered data), blocking and
+ * through PMIx_Get_nb.
+ *
  * A last fence keeps both ranks (and so both clients' data) alive until
  * each has read the other's, as MPI_Finalize's barrier does.
  *
@@ -52,6 +58,54 @@ static void check_string(pmix_value_t **val, const char *want, const char *what)
     *val = NULL;
 }
 
+/* The info of key in a NULL-key PMIx_Get answer (a PMIX_DATA_ARRAY of
+ * PMIX_INFO), or NULL. */
+static const pmix_value_t *find_in_all(const pmix_value_t *all, const char *key)
+{
+    if (NULL == all || PMIX_DATA_ARRAY != all->type || NULL == all->data.darray ||
+        PMIX_INFO != all->data.darray->type)
+        return NULL;
+    const pmix_info_t *infos = (const pmix_info_t *) all->data.darray->array;
+    for (size_t i = 0; i < all->data.darray->size; i++)
+        if (0 == strncmp(infos[i].key, key, PMIX_MAX_KEYLEN))
+            return &infos[i].value;
+    return NULL;
+}
+
+/* The STRING of key in a NULL-key answer equals want. */
+static int all_has_string(const pmix_value_t *all, const char *key, const char *want)
+{
+    const pmix_value_t *v = find_in_all(all, key);
+    int ok = NULL != v && PMIX_STRING == v->type && NULL != v->data.string &&
+             0 == strcmp(v->data.string, want);
+    if (!ok)
+        fprintf(stderr, "rank %u: NULL-key get: %s is not \"%s\"\n", me.rank, key, want);
+    return ok;
+}
+
+/* How many times key appears in a NULL-key answer. */
+static int count_in_all(const pmix_value_t *all, const char *key)
+{
+    int n = 0;
+    const pmix_info_t *infos = (const pmix_info_t *) all->data.darray->array;
+    for (size_t i = 0; i < all->data.darray->size; i++)
+        n += 0 == strncmp(infos[i].key, key, PMIX_MAX_KEYLEN);
+    return n;
+}
+
+static atomic_int all_nb_done;
+static pmix_status_t all_nb_status;
+static int all_nb_ok;
+
+/* PMIx_Get_nb with a NULL key for the job: the answer lives during the call. */
+static void all_nb_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata)
+{
+    const pmix_value_t *size = find_in_all(kv, PMIX_JOB_SIZE);
+    all_nb_status = status;
+    all_nb_ok = NULL != size && PMIX_UINT32 == size->type && 2 == size->data.uint32;
+    atomic_store(&all_nb_done, 1);
+}
+
 static void fence(bool collect)
 {
     pmix_info_t info;
@@ -63,7 +117,7 @@ static void fence(bool collect)
 
 int main(void)
 {
-    (void) wait_for; /* helpers of client_common.h this client does not need */
+    /* helpers of client_common.h this client does not need */
     (void) finish;
     main_thread = pthread_self();
     CHECK(on_main_thread());
@@ -137,6 +191,34 @@ int main(void)
     snprintf(want, sizeof(want), "card-of-%u", me.rank);
     CHECK_RC(PMIx_Get(&me, "card", NULL, 0, &val), PMIX_SUCCESS);
     check_string(&val, want, "own card");
+
+    /* every value at once (a NULL key): the job's, this rank's, the peer's */
+    CHECK_RC(PMIx_Get(&wild, NULL, NULL, 0, &val), PMIX_SUCCESS);
+    const pmix_value_t *jsize = find_in_all(val, PMIX_JOB_SIZE);
+    CHECK(NULL != jsize && PMIX_UINT32 == jsize->type && 2 == jsize->data.uint32);
+    CHECK(NULL == find_in_all(val, "card")); /* no rank's data at the job level */
+    if (NULL != val)
+        PMIX_VALUE_RELEASE(val);
+    val = NULL;
+    CHECK_RC(PMIx_Get(&me, NULL, NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(all_has_string(val, "card", want));
+    snprintf(want, sizeof(want), "early-of-%u", me.rank);
+    CHECK(all_has_string(val, "early", want));
+    CHECK(all_has_string(val, PMIX_HOSTNAME, node_of(me.rank)));
+    CHECK(NULL != val && 1 == count_in_all(val, "card"));
+    if (NULL != val)
+        PMIX_VALUE_RELEASE(val);
+    val = NULL;
+    CHECK_RC(PMIx_Get(&peer, NULL, NULL, 0, &val), PMIX_SUCCESS);
+    snprintf(want, sizeof(want), "card-of-%u", other);
+    CHECK(all_has_string(val, "card", want));
+    CHECK(all_has_string(val, PMIX_HOSTNAME, node_of(other)));
+    if (NULL != val)
+        PMIX_VALUE_RELEASE(val);
+    val = NULL;
+    CHECK_RC(PMIx_Get_nb(&wild, NULL, NULL, 0, all_nb_cb, NULL), PMIX_SUCCESS);
+    if (0 == wait_for(&all_nb_done, 1, "PMIx_Get_nb with a NULL key"))
+        CHECK(PMIX_SUCCESS == all_nb_status && all_nb_ok);
 
     /* 2. a key put after the collecting fence comes by direct modex */
     snprintf(want, sizeof(want), "late-of-%u", me.rank);

@@ -58,6 +58,9 @@ pub mod caps {
     /// Connect / disconnect (RFC0003, protocol version 5):
     /// [`CONNECT`](super::msg::CONNECT), [`DISCONNECT`](super::msg::DISCONNECT).
     pub const CONNECT: u64 = 1 << 9;
+    /// `PMIx_Spawn` through the host (protocol version 5):
+    /// [`SPAWN`](super::msg::SPAWN).
+    pub const SPAWN: u64 = 1 << 10;
     /// `PMIx_Query_info` answered by the server and its host (protocol
     /// version 5): [`QUERY`](super::msg::QUERY).
     pub const QUERY: u64 = 1 << 12;
@@ -74,7 +77,7 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT | QUERY | TOOL;
+    pub const ALL: u64 = V4 | CONNECT | SPAWN | QUERY | TOOL;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -131,6 +134,9 @@ pub mod msg {
     pub const CONNECT: u16 = 21;
     /// Client → server: disconnect from a connected namespace.
     pub const DISCONNECT: u16 = 22;
+    /// Client → server: spawn (job-level infos, apps); the reply's value is
+    /// the new namespace (a string).
+    pub const SPAWN: u16 = 23;
     /// Client → server: queries (`PMIx_Query_info`) the client could not
     /// answer itself; the reply carries the answers (`proto::query`).
     pub const QUERY: u16 = 46;
@@ -179,6 +185,9 @@ pub mod env {
 /// Keys the server publishes for clients' internal use in the job store.
 /// They start with `pmixrs.`, outside the reserved `pmix.` space.
 pub mod keys {
+    /// The prefix of every key private to pmix-rs: never handed to a
+    /// caller that asks for all of a proc's values.
+    pub const PRIVATE_PREFIX: &str = "pmixrs.";
     /// Per local proc: its client slot (`UINT32`).
     pub const SLOT: &str = "pmixrs.slot";
     /// Per namespace (rank `WILDCARD`): index of its barrier cell (`UINT32`).
@@ -240,6 +249,8 @@ mod handshake;
 pub mod query;
 mod reply;
 mod request;
+#[cfg(test)]
+mod spawn_tests;
 #[cfg(test)]
 mod tests;
 pub mod tool;

@@ -103,6 +103,15 @@ pub enum Request {
         /// Directives (`PMIX_TIMEOUT`, `PMIX_CONNECT_NOTIFY_EACH`).
         info: Vec<Info>,
     },
+    /// `PMIx_Spawn`: start `apps` as a new job; the reply's value is the new
+    /// namespace (`PMIX_STRING`).
+    Spawn {
+        /// Job-level directives (environment directives,
+        /// `PMIX_NOTIFY_COMPLETION`, `PMIX_TIMEOUT`, …).
+        job_info: Vec<Info>,
+        /// The applications (never empty).
+        apps: Vec<crate::App>,
+    },
     /// `PMIx_Query_info`: the queries (or the keys of them) the client
     /// could not answer itself. The reply's status is `SUCCESS`,
     /// `PMIX_ERR_PARTIAL_SUCCESS` or an error; its value the answers
@@ -196,6 +205,7 @@ impl Request {
             Request::Unpublish { .. } => msg::UNPUBLISH,
             Request::Connect { .. } => msg::CONNECT,
             Request::Disconnect { .. } => msg::DISCONNECT,
+            Request::Spawn { .. } => msg::SPAWN,
             Request::Query { .. } => msg::QUERY,
         }
     }
@@ -211,6 +221,7 @@ impl Request {
                 Some(caps::PUBSUB)
             }
             Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
+            Request::Spawn { .. } => Some(caps::SPAWN),
             Request::Query { .. } => Some(caps::QUERY),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
@@ -287,6 +298,13 @@ impl Request {
             Request::Disconnect { nspace, info } => {
                 e.put_str(nspace);
                 e.put_infos(info);
+            }
+            Request::Spawn { job_info, apps } => {
+                e.put_infos(job_info);
+                e.put_u32(u32::try_from(apps.len()).unwrap_or(u32::MAX));
+                for a in apps {
+                    e.put_value(&Value::App(Box::new(a.clone())));
+                }
             }
             Request::Query { queries } => super::query::encode_queries(&mut e, queries),
         }
@@ -383,6 +401,24 @@ impl Request {
                 nspace: d.get_str()?.to_owned(),
                 info: d.get_infos()?,
             },
+            msg::SPAWN => {
+                let job_info = d.get_infos()?;
+                // each app is at least a type tag, a command and counts
+                let n = d.get_count("app list", 16)?;
+                let mut apps = Vec::with_capacity(n);
+                for _ in 0..n {
+                    match d.get_value()? {
+                        Value::App(a) => apps.push(*a),
+                        v => {
+                            return Err(Error::with_context(
+                                Status::ERR_UNPACK_FAILURE,
+                                format!("spawn: an app list holds a {}", v.data_type()),
+                            ))
+                        }
+                    }
+                }
+                Request::Spawn { job_info, apps }
+            }
             msg::QUERY => Request::Query {
                 queries: super::query::decode_queries(&mut d)?,
             },

@@ -3,7 +3,8 @@
 //! from modex blobs, and the host's own `get`.
 
 use pmix_core::codec::{self, blob};
-use pmix_core::{Error, Proc, Rank, Result, Status, Value};
+use pmix_core::proto::keys;
+use pmix_core::{Error, Info, Proc, Rank, Result, Status, Value};
 
 use crate::data::modex;
 use crate::inner::Inner;
@@ -72,4 +73,33 @@ pub(crate) fn server_get(inner: &Inner, proc: &Proc, key: &str) -> Result<Value>
         Status::ERR_NOT_FOUND,
         format!("{key} is not known for {proc:?}"),
     ))
+}
+
+/// Every entry of the job store for `proc` (its rank's, or the job level
+/// for `WILDCARD`) that is not private to pmix-rs, in key id order.
+pub(crate) fn job_entries(inner: &Inner, proc: &Proc) -> Vec<Info> {
+    let store = inner.store.lock();
+    store
+        .table()
+        .entries_of(proc.nspace.as_str(), proc.rank.0)
+        .filter(|(k, _)| !k.starts_with(keys::PRIVATE_PREFIX))
+        .filter_map(|(k, b)| Info::new(k, codec::decode_value(b).ok()?).ok())
+        .collect()
+}
+
+/// [`Server::get_all`](crate::Server::get_all) past the internal values:
+/// the job store's entries of `proc`, then (a valid rank of a local
+/// client) its committed card in any scope. The first of a key wins.
+pub(crate) fn server_get_all(inner: &Inner, proc: &Proc, out: &mut Vec<Info>) {
+    let mut add = |i: Info| {
+        if !out.iter().any(|o| o.key == i.key) {
+            out.push(i);
+        }
+    };
+    job_entries(inner, proc).into_iter().for_each(&mut add);
+    if proc.rank.is_valid() {
+        if let Ok(committed) = modex::committed(inner, proc, false) {
+            committed.into_iter().for_each(&mut add);
+        }
+    }
 }

@@ -16,3 +16,4 @@ pub(crate) mod log;
 pub(crate) mod psets;
 pub(crate) mod pubsub;
 pub(crate) mod query;
+pub(crate) mod spawn;

@@ -169,6 +169,20 @@ impl TableBuilder {
         self.entries.get(&id).map(Vec::as_slice)
     }
 
+    /// `(key, value)` of every entry of `rank` in `nspace`, in key id order.
+    pub fn entries_of<'a>(
+        &'a self,
+        nspace: &str,
+        rank: u32,
+    ) -> impl Iterator<Item = (&'a str, &'a [u8])> + 'a {
+        let ns = self.nspaces.get(nspace);
+        let range = ns.map(|n| (n, rank, 0)..=(n, rank, u32::MAX));
+        range
+            .into_iter()
+            .flat_map(move |r| self.entries.range(r))
+            .map(|((_, _, k), v)| (&*self.keys.names[*k as usize], v.as_slice()))
+    }
+
     /// Removes `(nspace, rank, key)`; returns its value. Names stay interned.
     pub fn remove(&mut self, nspace: &str, rank: u32, key: &str) -> Option<Vec<u8>> {
         let id = (self.nspaces.get(nspace)?, rank, self.keys.get(key)?);
