@@ -337,6 +337,14 @@ pub fn attach(entry: &ServerEntry, want: Option<Proc>) -> Result<Client> {
         entry.socket.clone(),
     );
     cfg.min_version = 5;
+    if let Some(max) = std::env::var(proto::env::PROTOCOL_MAX)
+        .ok()
+        .and_then(|v| v.parse::<u16>().ok())
+    {
+        // Tests of version negotiation: a tool speaking an older protocol.
+        cfg.max_version = max;
+        cfg.min_version = cfg.min_version.min(max);
+    }
     cfg.on_lost_server = LostServer::Continue;
     cfg.connect_timeout = Duration::from_secs(10);
     let hello = ToolHello {

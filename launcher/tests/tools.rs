@@ -228,3 +228,29 @@ fn pmixrun_ends_the_job_when_its_tools_keepalive_pipe_closes() {
     );
     eprintln!("job ended {took:?} after the keepalive pipe closed");
 }
+
+#[test]
+fn a_tool_speaking_an_older_protocol_is_refused_not_garbled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (job, pid, _) = start_job(tmp.path(), 1);
+    let ta = attach_by_pid(tmp.path(), pid);
+    let uri = ta.server().unwrap().rendezvous.uri.clone();
+    let old = Command::new(example("toolprobe"))
+        .env("PMIX_SERVER_URI", &uri)
+        .env("PMIXRS_PROTOCOL_MAX", "4")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait_all(vec![old], Duration::from_secs(60)).remove(0);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("PMIX_ERR_NOT_SUPPORTED")
+            && text(&o).contains("tools need protocol version 5"),
+        "{}",
+        text(&o)
+    );
+    release(&ta);
+    let outs = wait_all(vec![job], Duration::from_secs(60));
+    assert!(outs[0].status.success(), "{}", text(&outs[0]));
+}
