@@ -47,6 +47,9 @@ struct JobRun {
     failure: Option<Failure>,
     /// Its end was handled (event sent, registrations removed).
     finished: bool,
+    /// The ranks held in init for a debugger, until all of them wait and
+    /// the job's `PMIX_READY_FOR_DEBUG` went out (`debugger.rs`).
+    debug_wait: Option<Vec<usize>>,
 }
 
 impl JobRun {
@@ -139,6 +142,16 @@ impl Supervisor {
             // the client can exit.
             let exited: Vec<_> = self.jobs.iter_mut().map(|j| j.procs.reap()).collect();
             let ev = setup.events.snapshot();
+            for job in &mut self.jobs {
+                let ready = job
+                    .debug_wait
+                    .as_ref()
+                    .is_some_and(|t| debugger::all_waiting(&ev.job(&job.nspace), t));
+                if ready {
+                    debugger::announce(&setup.server, &job.nspace);
+                    job.debug_wait = None;
+                }
+            }
             if ev.keepalive_lost {
                 self.fail_all(Failure::Internal(format!(
                     "{}: the tool that launched this session went away; terminating every job",
@@ -309,6 +322,7 @@ impl Supervisor {
             deadline: plan.job_timeout.map(|t| (Instant::now() + t, t)),
             failure: None,
             finished: false,
+            debug_wait: plan.debug_wait,
         })
     }
 }
@@ -566,29 +580,16 @@ pub fn run(opts: &Options) -> i32 {
             deadline: None,
             failure: None,
             finished: false,
+            debug_wait: opts
+                .stop_in_init
+                .as_ref()
+                .map(|r| debugger::targets(opts.np, r)),
         });
         if let Some(e) = err {
             sup.job_failed(0, e.failure);
         }
         let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
-        let over = std::sync::Mutex::new(false);
-        std::thread::scope(|s| {
-            if let Some(ranks) = &opts.stop_in_init {
-                let targets = debugger::targets(opts.np, ranks);
-                let (setup, over) = (&setup, &over);
-                s.spawn(move || {
-                    debugger::announce_when_waiting(
-                        &setup.server,
-                        &setup.events,
-                        &setup.nspace,
-                        &targets,
-                        over,
-                    )
-                });
-            }
-            sup.run(&setup, &mut launcher, deadline);
-            *over.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        });
+        sup.run(&setup, &mut launcher, deadline);
         // Requests that came too late (their requestors are gone).
         for req in setup.events.take_spawns() {
             (req.done)(Err(Error::with_context(

@@ -254,3 +254,77 @@ fn a_tool_speaking_an_older_protocol_is_refused_not_garbled() {
     let outs = wait_all(vec![job], Duration::from_secs(60));
     assert!(outs[0].status.success(), "{}", text(&outs[0]));
 }
+
+#[test]
+fn a_tool_spawns_a_job_held_in_init_and_releases_it_after_ready_for_debug() {
+    use std::sync::mpsc;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let pidfile = tmp.path().join("pid");
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", "1"])
+        .arg(example("toolee"))
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let Some(pid) = common::reported_pid(&pidfile) else {
+        let _ = job.kill();
+        let _ = job.wait();
+        panic!("pmixrun wrote no --report-pid file");
+    };
+    let t = attach_by_pid(tmp.path(), pid);
+    let c = t.client().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    c.register_event_handler(&[Status::READY_FOR_DEBUG], &[], move |e, done| {
+        let ns = e
+            .info
+            .iter()
+            .find(|i| i.is(attrs::NSPACE))
+            .map(|i| format!("{:?}", i.value))
+            .unwrap_or_default();
+        let _ = tx.lock().unwrap().send(ns);
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap();
+    let app = pmix_core::App {
+        cmd: example("pastinit").to_string_lossy().into_owned(),
+        maxprocs: 2,
+        ..Default::default()
+    };
+    let ns = c
+        .spawn(&[info(attrs::DEBUG_STOP_IN_INIT, true)], &[app])
+        .unwrap();
+    let ready = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("READY_FOR_DEBUG");
+    assert!(ready.contains(ns.as_str()), "{ready} for {ns}");
+    // Held: nobody passed init yet.
+    std::thread::sleep(Duration::from_millis(300));
+    let before = std::fs::read_to_string(&out).unwrap_or_default();
+    assert!(!before.contains("past init"), "{before}");
+    let target = pmix_core::Proc::new(ns.as_str(), pmix_core::Rank::WILDCARD).unwrap();
+    let range = info(
+        attrs::EVENT_CUSTOM_RANGE,
+        Value::DataArray(Box::new(pmix_core::DataArray::from_procs(vec![target]))),
+    );
+    c.notify_event(Status::DEBUGGER_RELEASE, DataRange::CUSTOM, &[range])
+        .unwrap();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .matches("past init")
+        .count()
+        < 2
+    {
+        assert!(t0.elapsed() < Duration::from_secs(30), "not released");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    release(&t);
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+}
