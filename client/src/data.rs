@@ -57,8 +57,11 @@ pub(crate) fn commit(inner: &Inner) -> Result<()> {
             "the server offers no way to commit (no SHM_MODEX or SOCKET_COMMIT)",
         ));
     }
+    // The server refuses reserved keys over the socket: a programming-model
+    // declaration stays in this process (and its peers do not see it).
     let entries = puts
         .into_iter()
+        .filter(|p| !crate::model::is_declared_key(&p.key))
         .map(|p| (p.key, p.scope.0, p.value))
         .collect();
     inner
@@ -233,6 +236,13 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
             "get: rank {} is not valid here",
             rank.0
         )));
+    }
+    if reserved && crate::model::is_declared_key(key) {
+        // A programming-model declaration: the proc's own card.
+        if proc == &inner.me {
+            return crate::model::own(inner, proc, key);
+        }
+        return peer_get(inner, proc, key, info, true, deadline);
     }
     if reserved {
         // Reserved keys: a proc-level miss falls back to the job level.

@@ -25,6 +25,7 @@ mod get_all;
 mod group;
 mod log;
 mod lost;
+mod model;
 mod peers;
 mod query;
 mod resolve;
@@ -539,6 +540,9 @@ impl Client {
     /// `PMIX_OPTIONAL`, once the owner committed without it, or when the
     /// timeout expires), `PMIX_ERR_BAD_PARAM` for a bad key or proc.
     pub fn get(&self, proc: &Proc, key: &str, info: &[Info]) -> Result<Value> {
+        if key == pmix_core::attrs::PSET_MEMBERS {
+            return self.pset_members(info);
+        }
         data::get(&self.inner, proc, key, info)
     }
 
@@ -601,21 +605,22 @@ impl Client {
     }
 
     /// A programming model given to `init` (`PMIX_PROGRAMMING_MODEL`,
-    /// `PMIX_MODEL_LIBRARY_NAME`, `PMIX_MODEL_LIBRARY_VERSION`) is announced
-    /// to this process's handlers as `PMIX_MODEL_DECLARED`, PROC_LOCAL and
+    /// `PMIX_MODEL_LIBRARY_NAME`, `PMIX_MODEL_LIBRARY_VERSION`,
+    /// `PMIX_THREADING_MODEL`, `PMIX_MODEL_AFFINITY_POLICY`) is recorded in
+    /// this process's card (`model.rs`: readable with `get` by the other
+    /// libraries of this process and by local peers) and announced to this
+    /// process's handlers as `PMIX_MODEL_DECLARED`, PROC_LOCAL and
     /// `PMIX_EVENT_NON_DEFAULT` (a default handler of an MPI library must
     /// not take it for a fault).
     fn declare_model(&self, info: &[Info]) {
-        let model: Vec<Info> = info
-            .iter()
-            .filter(|i| {
-                i.is(attrs::PROGRAMMING_MODEL)
-                    || i.is(attrs::MODEL_LIBRARY_NAME)
-                    || i.is(attrs::MODEL_LIBRARY_VERSION)
-            })
-            .cloned()
-            .collect();
-        if model.is_empty() || self.inner.events.is_none() {
+        let model = model::declaration(info);
+        if model.is_empty() {
+            return;
+        }
+        if let Err(e) = model::record(&self.inner, &model) {
+            eprintln!("pmix-client: the programming model declaration was not committed: {e}");
+        }
+        if self.inner.events.is_none() {
             return;
         }
         let mut all = model;

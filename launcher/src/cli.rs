@@ -23,6 +23,8 @@ options:
   -x VAR=VALUE           set VAR to VALUE in every process's environment
   --timeout S            kill the job after S seconds (fractional allowed);
                          exit status 124
+  --pset NAME:RANKS      define process set NAME (ranks like 0,2-3, or all)
+                         before the job starts; repeatable
   --tag-output           prefix each output line with [JOB,RANK]<stdout>: or
                          [JOB,RANK]<stderr>: (JOB 1 is this job, 2, 3, ...
                          the jobs its processes spawn)
@@ -85,6 +87,8 @@ pub struct Options {
     pub verbose: bool,
     /// `-x` requests, in command-line order.
     pub exports: Vec<Export>,
+    /// `--pset` requests, in command-line order.
+    pub psets: Vec<crate::pset_arg::PsetArg>,
     /// Most spawned processes running at once (`--spawn-slots`).
     pub spawn_slots: u32,
     /// Present a Slurm job step to the ranks (not `--no-slurm-env`): what
@@ -113,6 +117,7 @@ impl Options {
             tag_output: false,
             verbose: false,
             exports: Vec::new(),
+            psets: Vec::new(),
             spawn_slots: crate::spawn::DEFAULT_SPAWN_SLOTS,
             slurm_env: true,
             report_uri: None,
@@ -174,6 +179,7 @@ enum Opt {
     StopInInit,
     StopOnExec,
     Help,
+    Pset,
     /// Accepted and ignored; takes a value when `true`.
     Ignored(bool),
 }
@@ -199,6 +205,7 @@ fn lookup(flag: &str) -> Option<Opt> {
         "tag-output" => Opt::TagOutput,
         "help" => Opt::Help,
         "verbose" => Opt::Verbose,
+        "pset" => Opt::Pset,
         "no-slurm-env" => Opt::NoSlurmEnv,
         "report-uri" => Opt::ReportUri,
         "report-pid" => Opt::ReportPid,
@@ -297,6 +304,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
     let mut verbose = false;
     let mut slurm_env = true;
     let mut exports = Vec::new();
+    let mut psets = Vec::new();
     let mut spawn_slots = crate::spawn::DEFAULT_SPAWN_SLOTS;
     let (mut report_uri, mut report_pid) = (None, None);
     let mut stop_in_init = None;
@@ -320,6 +328,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::Np
                 | Opt::Export
                 | Opt::Timeout
+                | Opt::Pset
                 | Opt::SpawnSlots
                 | Opt::ReportUri
                 | Opt::ReportPid
@@ -361,6 +370,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
                 ))
             }
             Opt::Help => return Err(UsageError::Help),
+            Opt::Pset => psets.push(crate::pset_arg::parse(value).map_err(|e| invalid(e.0))?),
             Opt::Ignored(_) => {}
         }
     }
@@ -375,6 +385,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         tag_output,
         verbose,
         exports,
+        psets,
         spawn_slots,
         slurm_env,
         report_uri,
@@ -526,6 +537,15 @@ mod tests {
         assert_eq!(parse("--spawn-slots=0 -n 1 prog").unwrap().spawn_slots, 0);
         assert!(invalid_msg("--spawn-slots x -n 1 prog").contains("spawn slots"));
         assert!(invalid_msg("--spawn-slots 70000 -n 1 prog").contains("spawn slots"));
+    }
+
+    #[test]
+    fn psets() {
+        let o = parse("--pset even:0,2 --pset=all:all -n 3 prog").unwrap();
+        assert_eq!(o.psets.len(), 2);
+        assert_eq!(o.psets[0].name, "even");
+        assert_eq!(o.psets[1].ranks, None);
+        assert!(invalid_msg("--pset bad -n 1 prog").contains("NAME:RANKS"));
     }
 
     #[test]

@@ -9,14 +9,31 @@
 //! store, not on the calling thread).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use pmix_core::proto::PData;
 use pmix_core::{App, DataRange, Info, Nspace, Proc, Status};
 use pmix_server::{Completion, Host};
 
 use crate::pubsub::DataStore;
+
+/// The spawn attributes `pmixrun` honours (`PMIX_QUERY_SPAWN_SUPPORT`):
+/// the environment directives, the working directory, completion
+/// notification and the deadlines (`spawn.rs`, `server/src/ops/spawn.rs`).
+const SPAWN_SUPPORTED: &[&str] = &[
+    pmix_core::attrs::SET_ENVAR,
+    pmix_core::attrs::ADD_ENVAR,
+    pmix_core::attrs::UNSET_ENVAR,
+    pmix_core::attrs::PREPEND_ENVAR,
+    pmix_core::attrs::APPEND_ENVAR,
+    pmix_core::attrs::FIRST_ENVAR,
+    pmix_core::attrs::WDIR,
+    pmix_core::attrs::NOTIFY_COMPLETION,
+    pmix_core::attrs::JOB_TIMEOUT,
+    pmix_core::attrs::SPAWN_TIMEOUT,
+    pmix_core::attrs::TIMEOUT,
+];
 
 /// A client's `PMIx_Abort`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,6 +194,8 @@ pub(crate) struct LauncherHost {
     store: DataStore,
     /// Tools attached so far (each gets `pmixrun-<pid>-tool-<n>`).
     tools: Mutex<u32>,
+    /// When `--timeout` ends the job, if it was given.
+    deadline: OnceLock<Instant>,
 }
 
 impl LauncherHost {
@@ -186,7 +205,14 @@ impl LauncherHost {
             events,
             store: DataStore::new(),
             tools: Mutex::new(0),
+            deadline: OnceLock::new(),
         }
+    }
+
+    /// The job ends at `at` (`--timeout`): `PMIX_TIME_REMAINING` answers
+    /// from it.
+    pub fn set_deadline(&self, at: Instant) {
+        let _ = self.deadline.set(at);
     }
 
     fn mark(&self, proc: &Proc, field: fn(&mut JobEvents) -> &mut Vec<bool>) {
@@ -319,6 +345,35 @@ impl Host for LauncherHost {
     fn log(&self, proc: &Proc, data: &[Info], directives: &[Info], done: Completion<()>) {
         let _ = (proc, directives);
         done(pmix_client::log_to_stdio(data));
+    }
+
+    /// What the server leaves to `pmixrun`: `PMIX_TIME_REMAINING` (whole
+    /// seconds until `--timeout` ends the job; not answered without one)
+    /// and `PMIX_QUERY_SPAWN_SUPPORT` (the spawn attributes `pmixrun`
+    /// honours, comma-separated).
+    fn query(&self, proc: &Proc, queries: &[pmix_core::Query], done: Completion<Vec<Info>>) {
+        let _ = proc;
+        let mut out = Vec::new();
+        for q in queries {
+            for k in &q.keys {
+                if k == pmix_core::attrs::QUERY_SPAWN_SUPPORT {
+                    let v = pmix_core::Value::String(SPAWN_SUPPORTED.join(","));
+                    if let Ok(i) = Info::new(k.as_str(), v) {
+                        out.push(i);
+                    }
+                }
+                if k == pmix_core::attrs::TIME_REMAINING {
+                    if let Some(at) = self.deadline.get() {
+                        let left = at.saturating_duration_since(Instant::now()).as_secs();
+                        let left = u32::try_from(left).unwrap_or(u32::MAX);
+                        if let Ok(i) = Info::new(k.as_str(), pmix_core::Value::Uint32(left)) {
+                            out.push(i);
+                        }
+                    }
+                }
+            }
+        }
+        done(Ok(out));
     }
 }
 

@@ -393,6 +393,7 @@ const TOOL_SLOTS: u32 = 8;
 /// The server, the first job's registrations and the directories.
 struct Setup {
     server: Server,
+    host: Arc<LauncherHost>,
     /// This host's name, as the job data gives it.
     hostname: String,
     nspace: Nspace,
@@ -413,7 +414,8 @@ impl Setup {
         let dirs = SessionDir::create(&std::env::temp_dir(), &nspace)?;
         let events = Arc::new(Events::new());
         events.add_job(&nspace, np);
-        let host = Arc::new(LauncherHost::new(Arc::clone(&events)));
+        let host_handle = Arc::new(LauncherHost::new(Arc::clone(&events)));
+        let host: Arc<dyn pmix_server::Host> = Arc::clone(&host_handle) as _;
         let mut cfg = ServerConfig::new(server_ns);
         cfg.max_clients = np
             .max(1)
@@ -436,6 +438,7 @@ impl Setup {
             .collect();
         let setup = Setup {
             server,
+            host: Arc::clone(&host_handle),
             hostname,
             nspace,
             procs,
@@ -504,6 +507,25 @@ fn report(server: &Server, opts: &Options) -> Result<(), String> {
     Ok(())
 }
 
+/// Defines the `--pset` process sets before any rank starts (each rank's
+/// `PMIX_PSET_NAMES` is then there at init, and the define events wait in
+/// the server's cache).
+fn define_psets(setup: &Setup, opts: &Options) -> Result<(), String> {
+    for p in &opts.psets {
+        let members: Vec<Proc> = p
+            .ranks_in(opts.np)
+            .map_err(|e| e.0)?
+            .into_iter()
+            .map(|r| Proc::from_parts(setup.nspace.clone(), Rank(r)))
+            .collect();
+        setup
+            .server
+            .define_process_set(&p.name, &members)
+            .map_err(|e| format!("cannot define process set {}: {e}", p.name))?;
+    }
+    Ok(())
+}
+
 /// Runs the job `opts` describes (and the jobs its processes spawn) and
 /// returns pmixrun's exit status (see the crate documentation for the
 /// table). Messages go to stderr, the ranks' output to stdout / stderr.
@@ -526,6 +548,14 @@ pub fn run(opts: &Options) -> i32 {
             return EXIT_INTERNAL;
         }
     };
+    if let Some(t) = opts.timeout {
+        setup.host.set_deadline(Instant::now() + t);
+    }
+    if let Err(e) = define_psets(&setup, opts) {
+        eprintln!("pmixrun: {e}");
+        setup.teardown();
+        return crate::EXIT_USAGE;
+    }
     if let Err(e) =
         report(&setup.server, opts).and_then(|()| crate::keepalive::watch(&setup.events))
     {

@@ -119,6 +119,7 @@ mod launch;
 mod mpi_env;
 mod output;
 pub mod pmixcli;
+mod pset_arg;
 mod pubsub;
 mod session_dir;
 mod spawn;
@@ -126,6 +127,7 @@ mod watchdog;
 
 pub use cli::{parse_args, Export, Options, UsageError, MAX_NP, USAGE};
 pub use job::{run, EXIT_INTERNAL, EXIT_NOEXEC, EXIT_TIMEOUT};
+pub use pset_arg::PsetArg;
 pub use spawn::DEFAULT_SPAWN_SLOTS;
 
 /// Exit status of a usage error.

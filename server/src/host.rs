@@ -156,7 +156,10 @@ pub trait Host: Send + Sync + 'static {
     /// Relay a local client's event beyond this node: its range is
     /// SESSION, GLOBAL or RM, or NAMESPACE / CUSTOM with targets on other
     /// nodes. `source` is the client (the server stamps it; a client cannot
-    /// claim to be another proc). The server has already delivered the
+    /// claim to be another proc). The server's connect events for members
+    /// on other nodes come this way too (CUSTOM, naming only those members;
+    /// e.g. `PMIX_ERR_PROC_TERM_WO_SYNC` with `source` the member that
+    /// died): pass them to those nodes' [`Server::notify`](crate::Server::notify). The server has already delivered the
     /// event to its own local targets; an event the host itself gave to
     /// [`Server::notify`](crate::Server::notify) never comes back here.
     /// A client that asked for an answer (`PMIX_RANGE_RM`) gets the status

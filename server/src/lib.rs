@@ -268,7 +268,9 @@ impl Server {
     /// second registration of the same namespace; `PMIX_ERR_OUT_OF_RESOURCE`
     /// when no barrier cell is left or the store is full.
     pub fn register_nspace(&self, nspace: &Nspace, nlocal: u32, info: &[Info]) -> Result<()> {
-        registration::register_nspace(&self.inner, nspace, nlocal, info)
+        registration::register_nspace(&self.inner, nspace, nlocal, info)?;
+        // Sets defined before the namespace existed may name its ranks.
+        ops::psets::names_for_new_nspace(&self.inner)
     }
 
     /// Removes a namespace and its data; its clients must be deregistered.

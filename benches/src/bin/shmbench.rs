@@ -5,7 +5,7 @@
 //!
 //! - `line`: one cache line bounced between two processes (spin), RTT/2;
 //! - `futex`: a shared futex word, both sides always sleeping, RTT/2
-//!   (these two are `pmix_benches::limits`, shared with `eventbench`);
+//!   (these two are `pmix_benches::limits`, shared with `pmixbench`);
 //! - `ring-spin` / `ring-doorbell`: two MPSC rings (A→B, B→A), 64-byte
 //!   records, consumers spinning / sleeping on the doorbell, RTT/2;
 //! - `tp`: throughput of N producer processes into one consumer process.

@@ -626,7 +626,7 @@ pub(crate) unsafe fn query_from_c(q: *const pmix_query_t) -> Result<Query> {
 ///
 /// # Errors
 /// As [`app_to_c`].
-unsafe fn query_to_c(q: &Query, out: *mut pmix_query_t) -> Result<()> {
+pub(crate) unsafe fn query_to_c(q: &Query, out: *mut pmix_query_t) -> Result<()> {
     // SAFETY: writable (caller guarantee).
     let out = unsafe { &mut *out };
     out.keys = cmem::argv_from_strs(&q.keys)?;

@@ -26,6 +26,8 @@ use crate::cmem;
 use crate::convert::{bytes_in, infos_out_where, pdata_from_c, proc_to_c, procs_to_c};
 use crate::types::*;
 
+mod query;
+
 /// The C module and the `server_object` of each registered client.
 #[derive(Debug)]
 pub(crate) struct CHost {
@@ -651,6 +653,10 @@ impl Host for CHost {
             f(pp, ci, ni, dirs, ndirs, Some(op_cb), raw.cast());
             array_free(PMIX_INFO, dirs.cast(), ndirs);
         }
+    }
+
+    fn query(&self, proc: &Proc, queries: &[pmix_core::Query], done: Completion<Vec<Info>>) {
+        self.query_call(proc, queries, done);
     }
 
     /// The spawn slot (`pmix_server_spawn_fn_t`) with C copies of the

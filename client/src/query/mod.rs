@@ -213,6 +213,26 @@ impl Client {
         })
     }
 
+    /// `get` of `PMIX_PSET_MEMBERS` qualified by `PMIX_PSET_NAME`: the
+    /// members of that process set (an array of procs), asked of the
+    /// server as `PMIX_QUERY_PSET_MEMBERSHIP`.
+    pub(crate) fn pset_members(&self, info: &[Info]) -> Result<Value> {
+        let name = string_qual(info, attrs::PSET_NAME).ok_or_else(|| {
+            Error::bad_param("get of PMIX_PSET_MEMBERS needs a PMIX_PSET_NAME qualifier")
+        })?;
+        let q = Query {
+            keys: vec![attrs::QUERY_PSET_MEMBERSHIP.into()],
+            qualifiers: vec![Info::new(attrs::PSET_NAME, Value::String(name.into()))?],
+        };
+        self.query(&[q])?
+            .into_iter()
+            .next()
+            .map(|i| i.value)
+            .ok_or_else(|| {
+                Error::with_context(Status::ERR_NOT_FOUND, format!("no process set {name:?}"))
+            })
+    }
+
     /// `PMIx_Query_info`: the answers, one info per answered key in the
     /// order asked. Some keys unanswered (`PMIX_ERR_PARTIAL_SUCCESS`) still
     /// returns the others; [`query_with_status`](Self::query_with_status)

@@ -205,8 +205,8 @@ impl Request {
             Request::Unpublish { .. } => msg::UNPUBLISH,
             Request::Connect { .. } => msg::CONNECT,
             Request::Disconnect { .. } => msg::DISCONNECT,
-            Request::Spawn { .. } => msg::SPAWN,
             Request::Query { .. } => msg::QUERY,
+            Request::Spawn { .. } => msg::SPAWN,
         }
     }
 
@@ -221,8 +221,8 @@ impl Request {
                 Some(caps::PUBSUB)
             }
             Request::Connect { .. } | Request::Disconnect { .. } => Some(caps::CONNECT),
-            Request::Spawn { .. } => Some(caps::SPAWN),
             Request::Query { .. } => Some(caps::QUERY),
+            Request::Spawn { .. } => Some(caps::SPAWN),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -299,6 +299,7 @@ impl Request {
                 e.put_str(nspace);
                 e.put_infos(info);
             }
+            Request::Query { queries } => super::query::encode_queries(&mut e, queries),
             Request::Spawn { job_info, apps } => {
                 e.put_infos(job_info);
                 e.put_u32(u32::try_from(apps.len()).unwrap_or(u32::MAX));
@@ -306,7 +307,6 @@ impl Request {
                     e.put_value(&Value::App(Box::new(a.clone())));
                 }
             }
-            Request::Query { queries } => super::query::encode_queries(&mut e, queries),
         }
         e.finish()
     }
@@ -401,6 +401,9 @@ impl Request {
                 nspace: d.get_str()?.to_owned(),
                 info: d.get_infos()?,
             },
+            msg::QUERY => Request::Query {
+                queries: super::query::decode_queries(&mut d)?,
+            },
             msg::SPAWN => {
                 let job_info = d.get_infos()?;
                 // each app is at least a type tag, a command and counts
@@ -419,9 +422,6 @@ impl Request {
                 }
                 Request::Spawn { job_info, apps }
             }
-            msg::QUERY => Request::Query {
-                queries: super::query::decode_queries(&mut d)?,
-            },
             t => {
                 return Err(Error::with_context(
                     Status::ERR_NOT_SUPPORTED,

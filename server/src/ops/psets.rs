@@ -66,6 +66,15 @@ fn rewrite_names(inner: &Inner) -> Result<()> {
         .map_err(Error::from)
 }
 
+/// A namespace was registered: its members' `PMIX_PSET_NAMES`, when some
+/// set is defined.
+pub(crate) fn names_for_new_nspace(inner: &Inner) -> Result<()> {
+    if inner.state.lock().psets.names().is_empty() {
+        return Ok(());
+    }
+    rewrite_names(inner)
+}
+
 /// Defines (or redefines) process set `name`.
 pub(crate) fn define(inner: &Arc<Inner>, name: &str, members: &[Proc]) -> Result<()> {
     inner.state.lock().psets.define(name, members)?;

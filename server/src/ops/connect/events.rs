@@ -1,5 +1,5 @@
-//! The events the connect machinery raises at local clients (CUSTOM range
-//! to the processes concerned): `PMIX_CONNECT_REQUESTED` (NOTIFY_REQ),
+//! The events the connect machinery raises at the processes concerned
+//! (CUSTOM range; those on other nodes through the host): `PMIX_CONNECT_REQUESTED` (NOTIFY_REQ),
 //! `PMIX_PROC_HAS_CONNECTED` / `PROC_HAS_DISCONNECTED` (NOTIFY_EACH) and
 //! `PMIX_ERR_PROC_TERM_WO_SYNC` (a member ended while connected).
 
@@ -9,21 +9,62 @@ use super::groups::Group;
 use std::sync::Arc;
 
 use crate::inner::Inner;
-use crate::ops::event::route::host_notify;
+use crate::ops::event::route::{elsewhere, host_notify};
 
-fn raise(inner: &Arc<Inner>, status: Status, source: &Proc, targets: &[Proc], mut info: Vec<Info>) {
+/// Raises `status` from `source` at `targets`: the local ones here, and
+/// those on other nodes through the host (`Host::notify_event`, range
+/// CUSTOM naming only them), which passes it to their servers'
+/// `Server::notify`.
+fn raise(inner: &Arc<Inner>, status: Status, source: &Proc, targets: &[Proc], info: Vec<Info>) {
     if targets.is_empty() {
         return;
     }
-    if let Ok(i) = Info::new(
-        attrs::EVENT_CUSTOM_RANGE,
-        Value::DataArray(Box::new(DataArray::from_procs(targets.to_vec()))),
+    let with_range = |to: &[Proc]| {
+        let mut info = info.clone();
+        if let Ok(i) = Info::new(
+            attrs::EVENT_CUSTOM_RANGE,
+            Value::DataArray(Box::new(DataArray::from_procs(to.to_vec()))),
+        ) {
+            info.push(i);
+        }
+        info
+    };
+    if let Err(e) = host_notify(
+        inner,
+        status,
+        Some(source),
+        DataRange::CUSTOM,
+        &with_range(targets),
     ) {
-        info.push(i);
-    }
-    if let Err(e) = host_notify(inner, status, Some(source), DataRange::CUSTOM, &info) {
         inner.log(format_args!("connect: event {status} not raised: {e}"));
     }
+    let remote: Vec<Proc> = {
+        let st = inner.state.lock();
+        targets
+            .iter()
+            .filter(|p| elsewhere(&st.registry, p))
+            .cloned()
+            .collect()
+    };
+    if remote.is_empty() {
+        return;
+    }
+    let logger = inner.logger();
+    inner.host.notify_event(
+        status,
+        source,
+        DataRange::CUSTOM,
+        &with_range(&remote),
+        Box::new(move |r| {
+            if let Err(e) = r {
+                logger.log(format_args!(
+                    "connect: event {status} not passed to the host for {} process(es) on \
+                     other nodes: {e}",
+                    remote.len()
+                ));
+            }
+        }),
+    );
 }
 
 fn affected(p: &Proc) -> Vec<Info> {

@@ -162,14 +162,19 @@ fn leaves_node(ev: &EventMsg, reg: &Registry) -> bool {
             .source
             .as_ref()
             .is_some_and(|s| reg.spans_nodes(&s.nspace)),
-        DataRange::CUSTOM => ev.custom_range.iter().any(|c| {
-            if c.rank == Rank::WILDCARD {
-                reg.spans_nodes(&c.nspace)
-            } else {
-                !reg.is_registered(c)
-            }
-        }),
+        DataRange::CUSTOM => ev.custom_range.iter().any(|c| elsewhere(reg, c)),
         _ => false,
+    }
+}
+
+/// Whether a target named in a custom range has a process on another
+/// node: a named proc that is not a registered local client, or a
+/// wildcard whose namespace has processes elsewhere (or is unknown here).
+pub(crate) fn elsewhere(reg: &Registry, target: &Proc) -> bool {
+    if target.rank == Rank::WILDCARD {
+        reg.spans_nodes(&target.nspace)
+    } else {
+        !reg.is_registered(target)
     }
 }
 

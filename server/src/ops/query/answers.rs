@@ -22,6 +22,8 @@ pub(crate) enum Answer {
     Value(Value),
     /// The host (or the groups module) must answer.
     Elsewhere,
+    /// The host answers when it can (it knows what it honours); else this.
+    HostFirst(Value),
 }
 
 /// The string value of qualifier `key`.
@@ -85,8 +87,16 @@ pub(crate) fn answer(inner: &Inner, st: &State, key: &str, quals: &[Info]) -> Re
                 None => return Ok(Answer::Elsewhere),
             }
         }
-        attrs::QUERY_SPAWN_SUPPORT => Value::String(support::SPAWN_SUPPORT.join(",")),
-        attrs::QUERY_DEBUG_SUPPORT => Value::String(support::DEBUG_SUPPORT.join(",")),
+        attrs::QUERY_SPAWN_SUPPORT => {
+            return Ok(Answer::HostFirst(Value::String(
+                support::SPAWN_SUPPORT.join(","),
+            )))
+        }
+        attrs::QUERY_DEBUG_SUPPORT => {
+            return Ok(Answer::HostFirst(Value::String(
+                support::DEBUG_SUPPORT.join(","),
+            )))
+        }
         attrs::QUERY_SUPPORTED_KEYS => Value::String(support::SERVER_KEYS.join(",")),
         attrs::QUERY_JOB_STATUS => {
             let ns = required_nspace(quals, key)?;

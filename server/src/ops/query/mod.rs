@@ -22,6 +22,8 @@ use answers::{answer, Answer};
 struct Slot {
     key: String,
     value: Option<pmix_core::Value>,
+    /// The server's answer when the host gives none.
+    fallback: Option<pmix_core::Value>,
 }
 
 /// Answers what the server knows; the queries left for the host, each
@@ -37,17 +39,19 @@ fn answer_locally(inner: &Inner, queries: &[Query]) -> Result<(Vec<Slot>, Vec<Qu
             qualifiers: q.qualifiers.clone(),
         };
         for k in &q.keys {
-            let value = match answer(inner, &st, k, &q.qualifiers)? {
-                Answer::Value(v) => Some(v),
-                Answer::Elsewhere => {
-                    left.keys.push(k.clone());
-                    host_slots.push(slots.len());
-                    None
-                }
+            let (value, fallback) = match answer(inner, &st, k, &q.qualifiers)? {
+                Answer::Value(v) => (Some(v), None),
+                Answer::Elsewhere => (None, None),
+                Answer::HostFirst(v) => (None, Some(v)),
             };
+            if value.is_none() {
+                left.keys.push(k.clone());
+                host_slots.push(slots.len());
+            }
             slots.push(Slot {
                 key: k.clone(),
                 value,
+                fallback,
             });
         }
         if !left.keys.is_empty() {
@@ -62,7 +66,11 @@ fn reply_of(slots: Vec<Slot>) -> Reply {
     let asked = slots.len();
     let results: Vec<Info> = slots
         .into_iter()
-        .filter_map(|s| s.value.and_then(|v| Info::new(s.key.as_str(), v).ok()))
+        .filter_map(|s| {
+            s.value
+                .or(s.fallback)
+                .and_then(|v| Info::new(s.key.as_str(), v).ok())
+        })
         .collect();
     let status = wire::overall_status(asked, results.len());
     Reply {

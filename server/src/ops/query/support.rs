@@ -1,10 +1,13 @@
 //! What this server says it supports when asked
 //! (`PMIX_QUERY_SPAWN_SUPPORT`, `PMIX_QUERY_DEBUG_SUPPORT`): the
-//! attributes, comma-separated as OpenPMIx 4.2 answers them. The spawn and
-//! debugger work extends these lists as it lands.
+//! attributes, comma-separated as OpenPMIx 4.2 answers them. The host is
+//! asked first (what a spawn honours is mostly the host's doing); these
+//! lists answer when it does not. The debugger work extends them as it
+//! lands.
 
-/// Spawn attributes this server passes to its host (`PMIx_Spawn`).
-pub(crate) const SPAWN_SUPPORT: &[&str] = &[];
+/// Spawn attributes the server itself honours (`PMIx_Spawn`'s deadline).
+pub(crate) const SPAWN_SUPPORT: &[&str] =
+    &[pmix_core::attrs::TIMEOUT, pmix_core::attrs::SPAWN_TIMEOUT];
 
 /// Debugger attributes this server honours: a job registered with
 /// `PMIX_DEBUG_STOP_IN_INIT` is held in init by the client library
