@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use pmix_core::codec::frame::{self, Frame, FrameReader};
-use pmix_core::proto::{msg, Hello, Reply, Request, Welcome};
+use pmix_core::proto::{msg, Hello, Reply, Request, ToolHello, ToolWelcome, Welcome};
 use pmix_core::{Error, Result, Status};
 use pmix_shm::fdpass;
 use pmix_shm::sync::{AtomicBool, AtomicU32, Ordering};
@@ -70,13 +70,41 @@ pub(crate) struct Handshake {
     pub(crate) conn: Conn,
     pub(crate) welcome: Welcome,
     pub(crate) segment_fd: OwnedFd,
+    /// A tool's identity, from its `TOOL_WELCOME`.
+    pub(crate) tool: Option<pmix_core::Proc>,
+}
+
+/// The opening message: a client's hello, or a tool's.
+pub(crate) enum Opening<'a> {
+    Client(&'a Hello),
+    Tool(&'a ToolHello),
 }
 
 /// Connects, sends `hello`, and waits (at most `timeout`) for the welcome
 /// and the segment descriptor.
 pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<Handshake> {
+    open(path, Opening::Client(hello), timeout)
+}
+
+/// As [`connect`], for either kind of opening.
+pub(crate) fn open(path: &Path, opening: Opening<'_>, timeout: Duration) -> Result<Handshake> {
     let init_err = |what: String| Error::with_context(Status::ERR_INIT, what);
     let mut stream = UnixStream::connect(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            let owner = std::fs::metadata(path)
+                .or_else(|_| std::fs::metadata(path.parent().unwrap_or(path)))
+                .map(|m| std::os::unix::fs::MetadataExt::uid(&m).to_string())
+                .unwrap_or_else(|_| "another user".to_owned());
+            return Error::with_context(
+                Status::ERR_NO_PERMISSIONS,
+                format!(
+                    "connect {}: {e}: the server belongs to uid {owner}, and this process \
+                     runs as uid {}; only the server's own user may attach",
+                    path.display(),
+                    rustix::process::getuid().as_raw()
+                ),
+            );
+        }
         Error::with_context(
             Status::ERR_UNREACH,
             format!("connect {}: {e}", path.display()),
@@ -85,7 +113,12 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
     stream
         .set_read_timeout(Some(timeout))
         .map_err(|e| init_err(format!("socket: {e}")))?;
-    let f = frame::encode_frame(hello.max_version, msg::HELLO, 0, &hello.encode())?;
+    let f = match opening {
+        Opening::Client(h) => frame::encode_frame(h.max_version, msg::HELLO, 0, &h.encode())?,
+        Opening::Tool(t) => {
+            frame::encode_frame(t.hello.max_version, msg::TOOL_HELLO, 0, &t.encode())?
+        }
+    };
     stream
         .write_all(&f)
         .map_err(|e| lost_error(&format!("handshake write: {e}")))?;
@@ -110,13 +143,19 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
     reader.push(&buf[..n]);
     let f = read_frame(&mut stream, &mut reader)?
         .ok_or_else(|| lost_error("the server closed the connection during the handshake"))?;
-    if f.header.msg_type != msg::WELCOME {
-        return Err(Error::with_context(
-            Status::ERR_HANDSHAKE_FAILED,
-            format!("expected a welcome, got message type {}", f.header.msg_type),
-        ));
-    }
-    let welcome = Welcome::decode(&f.body)?;
+    let (welcome, tool) = match f.header.msg_type {
+        msg::WELCOME => (Welcome::decode(&f.body)?, None),
+        msg::TOOL_WELCOME => {
+            let tw = ToolWelcome::decode(&f.body)?;
+            (tw.welcome, Some(tw.tool))
+        }
+        t => {
+            return Err(Error::with_context(
+                Status::ERR_HANDSHAKE_FAILED,
+                format!("expected a welcome, got message type {t}"),
+            ))
+        }
+    };
     if !welcome.status.is_success() {
         return Err(Error::with_context(
             welcome.status,
@@ -164,6 +203,7 @@ pub(crate) fn connect(path: &Path, hello: &Hello, timeout: Duration) -> Result<H
         },
         welcome,
         segment_fd,
+        tool,
     })
 }
 

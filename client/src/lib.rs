@@ -17,6 +17,7 @@
 mod conn;
 mod connect;
 mod data;
+pub mod debug;
 mod event;
 mod fence;
 mod fence_failure;
@@ -31,6 +32,7 @@ mod query;
 mod resolve;
 mod services;
 mod spawn;
+pub mod tool;
 
 pub use connect::ConnectDone;
 pub use event::{Event, EventCompletion, ProcessEvents};
@@ -259,15 +261,19 @@ impl Client {
     /// environment.
     pub fn init(info: &[Info]) -> Result<Client> {
         let mut g = GLOBAL.lock();
-        let c = if let Some((c, n)) = g.as_mut() {
+        let (c, first) = if let Some((c, n)) = g.as_mut() {
             *n += 1;
-            c.clone()
+            (c.clone(), false)
         } else {
             let c = Client::connect(&ClientConfig::from_env()?)?;
             *g = Some((c.clone(), 1));
-            c
+            (c, true)
         };
         drop(g);
+        if first {
+            // A debugger may have asked the job to wait here.
+            debug::stop_in_init(&c)?;
+        }
         c.declare_model(info);
         Ok(c)
     }
@@ -299,6 +305,13 @@ impl Client {
             secret: cfg.secret.clone(),
         };
         let hs = conn::connect(&cfg.socket, &hello, cfg.connect_timeout)?;
+        Self::from_handshake(cfg, hs)
+    }
+
+    /// The client a successful handshake made (a tool's proc is the one
+    /// its `TOOL_WELCOME` gave).
+    pub(crate) fn from_handshake(cfg: &ClientConfig, hs: conn::Handshake) -> Result<Client> {
+        let me = hs.tool.clone().unwrap_or_else(|| cfg.proc.clone());
         let w = hs.welcome;
         let fail = |e: Error| {
             hs.conn.close();
@@ -337,7 +350,7 @@ impl Client {
                         Error::with_context(Status::ERR_INIT, format!("inbound event ring: {e}"))
                     })?;
                 Some(event::Events::start(
-                    cfg.proc.clone(),
+                    me.clone(),
                     inbound,
                     cfg.progress_spin,
                 )?)
@@ -358,7 +371,7 @@ impl Client {
             .collect();
         let client = Client {
             inner: Arc::new(Inner {
-                me: cfg.proc.clone(),
+                me: me.clone(),
                 server: w.server,
                 caps: w.caps,
                 conn: hs.conn,
@@ -398,7 +411,7 @@ impl Client {
                 }));
         }
         let events = client.inner.events.as_ref().map(Arc::downgrade);
-        let (me, policy) = (cfg.proc.clone(), cfg.on_lost_server);
+        let policy = cfg.on_lost_server;
         let server_pid = client.inner.conn.server_pid();
         client.inner.conn.set_on_lost(Box::new(move || {
             let ev = events.and_then(|w| w.upgrade());

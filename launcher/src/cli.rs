@@ -32,6 +32,16 @@ options:
                          64); a PMIx_Spawn asking for more fails
   -v, --verbose          let the PMIx server log refused and dropped
                          connections on stderr
+  --report-uri FILE      write the server's URI (PMIX_SERVER_URI, for
+                         tools) to FILE (- stdout, + stderr) once it listens
+  --report-pid FILE      write pmixrun's pid (PMIX_SERVER_PIDINFO) to FILE
+                         (- stdout, + stderr) once it listens
+  --stop-in-init RANKS   debugging: the ranks (all, or a list like 0,2)
+                         wait in PMIx_Init, after raising
+                         PMIX_READY_FOR_DEBUG, for PMIX_DEBUGGER_RELEASE;
+                         once all wait, pmixrun raises PMIX_READY_FOR_DEBUG
+                         (with PMIX_NSPACE) for tools
+  --stop-on-exec         not supported (needs ptrace): refused
   --no-slurm-env         do not present a Slurm job step (SLURM_JOBID,
                          SLURM_NODELIST, SLURM_STEP_ID) to the processes:
                          Open MPI 4.1 then runs each as a singleton
@@ -84,6 +94,13 @@ pub struct Options {
     /// Present a Slurm job step to the ranks (not `--no-slurm-env`): what
     /// makes Open MPI 4.1 take pmixrun for its launcher (`mpi_env.rs`).
     pub slurm_env: bool,
+    /// Where to write the server's URI once it listens (`--report-uri`).
+    pub report_uri: Option<String>,
+    /// Where to write pmixrun's pid once it listens (`--report-pid`).
+    pub report_pid: Option<String>,
+    /// Ranks to stop in init for a debugger (`--stop-in-init`; empty:
+    /// every rank).
+    pub stop_in_init: Option<Vec<u32>>,
     /// The program to run (looked up in `PATH` when it has no `/`).
     pub program: String,
     /// The program's arguments.
@@ -103,6 +120,9 @@ impl Options {
             psets: Vec::new(),
             spawn_slots: crate::spawn::DEFAULT_SPAWN_SLOTS,
             slurm_env: true,
+            report_uri: None,
+            report_pid: None,
+            stop_in_init: None,
             program: program.into(),
             args: Vec::new(),
         }
@@ -154,6 +174,10 @@ enum Opt {
     TagOutput,
     Verbose,
     NoSlurmEnv,
+    ReportUri,
+    ReportPid,
+    StopInInit,
+    StopOnExec,
     Help,
     Pset,
     /// Accepted and ignored; takes a value when `true`.
@@ -183,6 +207,10 @@ fn lookup(flag: &str) -> Option<Opt> {
         "verbose" => Opt::Verbose,
         "pset" => Opt::Pset,
         "no-slurm-env" => Opt::NoSlurmEnv,
+        "report-uri" => Opt::ReportUri,
+        "report-pid" => Opt::ReportPid,
+        "stop-in-init" => Opt::StopInInit,
+        "stop-on-exec" => Opt::StopOnExec,
         "oversubscribe" | "allow-run-as-root" => Opt::Ignored(false),
         "bind-to" | "map-by" => Opt::Ignored(true),
         _ => return None,
@@ -248,6 +276,20 @@ fn parse_export(v: &str) -> Result<Export, UsageError> {
     })
 }
 
+/// `all` (empty) or a comma-separated list of ranks.
+fn parse_ranks(flag: &str, v: &str) -> Result<Vec<u32>, UsageError> {
+    if v == "all" {
+        return Ok(Vec::new());
+    }
+    v.split(',')
+        .map(|r| {
+            r.trim()
+                .parse()
+                .map_err(|_| invalid(format!("{flag}: not a rank list: {v:?}")))
+        })
+        .collect()
+}
+
 /// Parses `pmixrun`'s arguments (`argv[1..]`).
 ///
 /// # Errors
@@ -264,6 +306,8 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
     let mut exports = Vec::new();
     let mut psets = Vec::new();
     let mut spawn_slots = crate::spawn::DEFAULT_SPAWN_SLOTS;
+    let (mut report_uri, mut report_pid) = (None, None);
+    let mut stop_in_init = None;
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "--" {
@@ -281,7 +325,15 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         i += 1;
         let takes_value = matches!(
             opt,
-            Opt::Np | Opt::Export | Opt::Timeout | Opt::Pset | Opt::SpawnSlots | Opt::Ignored(true)
+            Opt::Np
+                | Opt::Export
+                | Opt::Timeout
+                | Opt::Pset
+                | Opt::SpawnSlots
+                | Opt::ReportUri
+                | Opt::ReportPid
+                | Opt::StopInInit
+                | Opt::Ignored(true)
         );
         let value = if takes_value {
             match inline {
@@ -308,6 +360,15 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
             Opt::TagOutput => tag_output = true,
             Opt::Verbose => verbose = true,
             Opt::NoSlurmEnv => slurm_env = false,
+            Opt::ReportUri => report_uri = Some(value.to_owned()),
+            Opt::ReportPid => report_pid = Some(value.to_owned()),
+            Opt::StopInInit => stop_in_init = Some(parse_ranks(flag, value)?),
+            Opt::StopOnExec => {
+                return Err(invalid(
+                    "--stop-on-exec: PMIX_ERR_NOT_SUPPORTED: stopping a process at exec \
+                     needs ptrace, which pmixrun does not do; use --stop-in-init",
+                ))
+            }
             Opt::Help => return Err(UsageError::Help),
             Opt::Pset => psets.push(crate::pset_arg::parse(value).map_err(|e| invalid(e.0))?),
             Opt::Ignored(_) => {}
@@ -327,6 +388,9 @@ pub fn parse_args(args: &[String]) -> Result<Options, UsageError> {
         psets,
         spawn_slots,
         slurm_env,
+        report_uri,
+        report_pid,
+        stop_in_init,
         program,
         args: args[i + 1..].to_vec(),
     })
@@ -489,5 +553,20 @@ mod tests {
         let o = parse("-n 1 - a").unwrap();
         assert_eq!(o.program, "-");
         assert_eq!(o.args, ["a"]);
+    }
+
+    #[test]
+    fn tool_and_debugger_options() {
+        let o = parse("--report-uri u.txt --report-pid - --stop-in-init 0,2 -n 3 prog").unwrap();
+        assert_eq!(o.report_uri.as_deref(), Some("u.txt"));
+        assert_eq!(o.report_pid.as_deref(), Some("-"));
+        assert_eq!(o.stop_in_init, Some(vec![0, 2]));
+        assert_eq!(
+            parse("--stop-in-init all -n 1 p").unwrap().stop_in_init,
+            Some(vec![])
+        );
+        assert_eq!(parse("-n 1 p").unwrap().stop_in_init, None);
+        assert!(invalid_msg("--stop-in-init x -n 1 p").contains("not a rank list"));
+        assert!(invalid_msg("--stop-on-exec -n 1 p").contains("PMIX_ERR_NOT_SUPPORTED"));
     }
 }

@@ -172,6 +172,7 @@ mod tests {
 
     fn ev(connected: bool, finalized: bool) -> JobEvents {
         JobEvents {
+            debug_waiting: Vec::new(),
             connected: vec![connected],
             finalized: vec![finalized],
         }

@@ -53,6 +53,9 @@ pub(crate) struct JobEvents {
     pub connected: Vec<bool>,
     /// `finalized[r]`: rank `r` called finalize.
     pub finalized: Vec<bool>,
+    /// `debug_waiting[r]`: rank `r` raised `PMIX_READY_FOR_DEBUG` (it waits
+    /// in init for a debugger).
+    pub debug_waiting: Vec<bool>,
 }
 
 impl JobEvents {
@@ -60,6 +63,7 @@ impl JobEvents {
         JobEvents {
             connected: vec![false; n as usize],
             finalized: vec![false; n as usize],
+            debug_waiting: vec![false; n as usize],
         }
     }
 }
@@ -73,6 +77,8 @@ pub(crate) struct EventState {
     pub abort: Option<AbortRequest>,
     /// Some client of any job completed its handshake.
     pub any_connected: bool,
+    /// The tool's `PMIX_KEEPALIVE_PIPE` ended (`keepalive.rs`).
+    pub keepalive_lost: bool,
 }
 
 impl EventState {
@@ -149,6 +155,11 @@ impl Events {
         self.lock().state.jobs.remove(nspace);
     }
 
+    /// The keepalive pipe ended.
+    pub fn set_keepalive_lost(&self) {
+        self.update(|s| s.keepalive_lost = true);
+    }
+
     /// A copy of the state.
     pub fn snapshot(&self) -> EventState {
         self.lock().state.clone()
@@ -184,6 +195,8 @@ pub(crate) struct LauncherHost {
     /// The next PMIx group context id (`PMIX_GROUP_ASSIGN_CONTEXT_ID`):
     /// one job, one node, so a counter is unique in the allocation.
     next_context_id: Mutex<u64>,
+    /// Tools attached so far (each gets `pmixrun-<pid>-tool-<n>`).
+    tools: Mutex<u32>,
     /// When `--timeout` ends the job, if it was given.
     deadline: OnceLock<Instant>,
 }
@@ -195,6 +208,7 @@ impl LauncherHost {
             events,
             store: DataStore::new(),
             next_context_id: Mutex::new(1),
+            tools: Mutex::new(0),
             deadline: OnceLock::new(),
         }
     }
@@ -250,6 +264,22 @@ impl Host for LauncherHost {
         );
     }
 
+    /// A tool gets the identity it asked for, else
+    /// `pmixrun-<pid>-tool-<n>` rank 0 (n counts pmixrun's tools).
+    fn tool_connected(&self, info: &[Info], done: Completion<Proc>) {
+        if info.iter().any(|i| i.is(pmix_core::attrs::TOOL_NSPACE)) {
+            return done(pmix_server::host::default_tool_identity(info));
+        }
+        let n = {
+            let mut g = self.tools.lock().unwrap_or_else(PoisonError::into_inner);
+            *g += 1;
+            *g - 1
+        };
+        let minted = Nspace::new(format!("pmixrun-{}-tool-{n}", std::process::id()))
+            .map(|ns| Proc::from_parts(ns, pmix_core::Rank(0)));
+        done(minted);
+    }
+
     fn client_connected(&self, proc: &Proc, done: Completion<()>) {
         self.mark(proc, |j| &mut j.connected);
         self.events.update(|s| s.any_connected = true);
@@ -285,7 +315,8 @@ impl Host for LauncherHost {
     }
 
     /// One node: the server already delivered the event to every local
-    /// target, and there is nowhere else to relay it.
+    /// target, and there is nowhere else to relay it. A rank's
+    /// `PMIX_READY_FOR_DEBUG` is recorded (`debugger.rs`).
     fn notify_event(
         &self,
         status: Status,
@@ -294,7 +325,10 @@ impl Host for LauncherHost {
         info: &[Info],
         done: Completion<()>,
     ) {
-        let _ = (status, source, range, info);
+        let _ = (range, info);
+        if status == Status::READY_FOR_DEBUG {
+            self.mark(source, |j| &mut j.debug_waiting);
+        }
         done(Ok(()));
     }
 

@@ -7,11 +7,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pmix_core::envar::{EnvDirective, EnvEdits};
-use pmix_core::{DataRange, Envar, Error, Nspace, Proc, Rank, Status};
+use pmix_core::{DataRange, Envar, Error, Info, Nspace, Proc, Rank, Status};
 use pmix_server::{Server, ServerConfig, SingleNodeJob};
 
 use crate::children::JobProcs;
 use crate::cli::{Export, Options};
+use crate::debugger;
 use crate::failure::{classify, Failure, Who};
 use crate::host::{Events, LauncherHost, SpawnRequest};
 use crate::launch::{Launcher, ProcPlan};
@@ -46,6 +47,9 @@ struct JobRun {
     failure: Option<Failure>,
     /// Its end was handled (event sent, registrations removed).
     finished: bool,
+    /// The ranks held in init for a debugger, until all of them wait and
+    /// the job's `PMIX_READY_FOR_DEBUG` went out (`debugger.rs`).
+    debug_wait: Option<Vec<usize>>,
 }
 
 impl JobRun {
@@ -138,6 +142,22 @@ impl Supervisor {
             // the client can exit.
             let exited: Vec<_> = self.jobs.iter_mut().map(|j| j.procs.reap()).collect();
             let ev = setup.events.snapshot();
+            for job in &mut self.jobs {
+                let ready = job
+                    .debug_wait
+                    .as_ref()
+                    .is_some_and(|t| debugger::all_waiting(&ev.job(&job.nspace), t));
+                if ready {
+                    debugger::announce(&setup.server, &job.nspace);
+                    job.debug_wait = None;
+                }
+            }
+            if ev.keepalive_lost {
+                self.fail_all(Failure::Internal(format!(
+                    "{}: the tool that launched this session went away; terminating every job",
+                    crate::keepalive::KEEPALIVE_PIPE
+                )));
+            }
             if let Some(a) = &ev.abort {
                 let who = self.who(&a.proc);
                 self.fail_all(Failure::Abort {
@@ -302,6 +322,7 @@ impl Supervisor {
             deadline: plan.job_timeout.map(|t| (Instant::now() + t, t)),
             failure: None,
             finished: false,
+            debug_wait: plan.debug_wait,
         })
     }
 }
@@ -365,6 +386,10 @@ fn export_edits(mut edits: EnvEdits, exports: &[Export]) -> EnvEdits {
     edits
 }
 
+/// Tools that may be attached at once (`pmix ps`, a debugger): each
+/// holds a client slot while attached.
+const TOOL_SLOTS: u32 = 8;
+
 /// The server, the first job's registrations and the directories.
 struct Setup {
     server: Server,
@@ -380,7 +405,7 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(np: u32, spawn_slots: u32, verbose: bool) -> Result<Setup, String> {
+    fn new(np: u32, spawn_slots: u32, verbose: bool, extra: Vec<Info>) -> Result<Setup, String> {
         let pid = std::process::id();
         let ns = |s: String| Nspace::new(&s).map_err(|e| format!("bad namespace {s:?}: {e}"));
         let server_ns = ns(format!("pmixrun-{pid}"))?;
@@ -392,7 +417,10 @@ impl Setup {
         let host_handle = Arc::new(LauncherHost::new(Arc::clone(&events)));
         let host: Arc<dyn pmix_server::Host> = Arc::clone(&host_handle) as _;
         let mut cfg = ServerConfig::new(server_ns);
-        cfg.max_clients = np.max(1).saturating_add(spawn_slots);
+        cfg.max_clients = np
+            .max(1)
+            .saturating_add(spawn_slots)
+            .saturating_add(TOOL_SLOTS);
         cfg.tmpdir = std::env::temp_dir();
         // The server's notes on dropped connections are noise when pmixrun
         // kills a job; `-v` shows them.
@@ -429,7 +457,11 @@ impl Setup {
         }
         let infos = SingleNodeJob::new(setup.nspace.clone(), np, setup.hostname.clone())
             .with_dirs(setup.dirs.tmpdir(), setup.dirs.nsdir())
-            .infos();
+            .infos()
+            .map(|mut i| {
+                i.extend(extra);
+                i
+            });
         let registered = infos.and_then(|i| setup.server.register_nspace(&setup.nspace, np, &i));
         if let Err(e) = registered {
             let msg = format!("cannot register namespace {}: {e}", setup.nspace);
@@ -448,6 +480,31 @@ impl Setup {
             eprintln!("pmixrun: {msg}");
         }
     }
+}
+
+/// Writes `text` and a newline to `dest`: `-` stdout, `+` stderr, else
+/// a file.
+fn write_report(dest: &str, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let line = format!("{text}\n");
+    match dest {
+        "-" => std::io::stdout().write_all(line.as_bytes()),
+        "+" => std::io::stderr().write_all(line.as_bytes()),
+        path => std::fs::write(path, line),
+    }
+    .map_err(|e| format!("cannot write {dest}: {e}"))
+}
+
+/// `--report-uri` / `--report-pid`: the server's URI and pmixrun's pid,
+/// for scripts and tools, once the server listens.
+fn report(server: &Server, opts: &Options) -> Result<(), String> {
+    if let Some(dest) = &opts.report_uri {
+        write_report(dest, &server.uri())?;
+    }
+    if let Some(dest) = &opts.report_pid {
+        write_report(dest, &std::process::id().to_string())?;
+    }
+    Ok(())
 }
 
 /// Defines the `--pset` process sets before any rank starts (each rank's
@@ -473,7 +530,18 @@ fn define_psets(setup: &Setup, opts: &Options) -> Result<(), String> {
 /// returns pmixrun's exit status (see the crate documentation for the
 /// table). Messages go to stderr, the ranks' output to stdout / stderr.
 pub fn run(opts: &Options) -> i32 {
-    let setup = match Setup::new(opts.np, opts.spawn_slots, opts.verbose) {
+    let mut extra = Vec::new();
+    if let Some(ranks) = &opts.stop_in_init {
+        let ns = format!("pmixrun-{}-job", std::process::id());
+        match Nspace::new(&ns).and_then(|ns| debugger::stop_in_init_info(&ns, ranks)) {
+            Ok(i) => extra.push(i),
+            Err(e) => {
+                eprintln!("pmixrun: --stop-in-init: {e}");
+                return EXIT_INTERNAL;
+            }
+        }
+    }
+    let setup = match Setup::new(opts.np, opts.spawn_slots, opts.verbose, extra) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("pmixrun: {e}");
@@ -488,6 +556,13 @@ pub fn run(opts: &Options) -> i32 {
         setup.teardown();
         return crate::EXIT_USAGE;
     }
+    if let Err(e) =
+        report(&setup.server, opts).and_then(|()| crate::keepalive::watch(&setup.events))
+    {
+        eprintln!("pmixrun: {e}");
+        setup.teardown();
+        return EXIT_INTERNAL;
+    }
     let mut sup = Supervisor {
         jobs: Vec::new(),
         failure: None,
@@ -501,6 +576,7 @@ pub fn run(opts: &Options) -> i32 {
         setup.server.socket_path(),
         setup.dirs.path(),
         &setup.dirs.identity(),
+        (&setup.server.uri(), &setup.server.rendezvous_files()),
     );
     {
         let mut launcher = Launcher {
@@ -534,6 +610,10 @@ pub fn run(opts: &Options) -> i32 {
             deadline: None,
             failure: None,
             finished: false,
+            debug_wait: opts
+                .stop_in_init
+                .as_ref()
+                .map(|r| debugger::targets(opts.np, r)),
         });
         if let Some(e) = err {
             sup.job_failed(0, e.failure);

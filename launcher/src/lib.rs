@@ -110,12 +110,15 @@
 
 mod children;
 mod cli;
+mod debugger;
 mod failure;
 mod host;
 mod job;
+mod keepalive;
 mod launch;
 mod mpi_env;
 mod output;
+pub mod pmixcli;
 mod pset_arg;
 mod pubsub;
 mod session_dir;

@@ -54,6 +54,9 @@ pub(crate) struct SpawnPlan {
     /// `PMIX_JOB_TIMEOUT`: the job is terminated (as a failure) after this
     /// long.
     pub job_timeout: Option<std::time::Duration>,
+    /// `PMIX_DEBUG_STOP_IN_INIT`: the ranks held in init for a debugger
+    /// (`debugger.rs`).
+    pub debug_wait: Option<Vec<usize>>,
 }
 
 /// Where the spawned job lives.
@@ -170,6 +173,16 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
         Value::Proc(req.requestor.clone()),
     )?);
     infos.push(Info::new(attrs::SPAWNED, Value::Bool(true))?);
+    // A debugger's spawn: the ranks wait in init (the client reads it).
+    let stop = pmix_core::info::find(&req.job_info, attrs::DEBUG_STOP_IN_INIT)
+        .and_then(|i| crate::debugger::spawn_targets(&i.value, size).map(|t| (i.value.clone(), t)));
+    let debug_wait = match stop {
+        Some((v, t)) => {
+            infos.push(Info::new(attrs::DEBUG_STOP_IN_INIT, v)?);
+            Some(t)
+        }
+        None => None,
+    };
     if req.apps.len() > 1 {
         number_apps(
             &mut infos,
@@ -188,6 +201,7 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
             .and_then(|i| i.value.to_i64().ok())
             .filter(|s| *s > 0)
             .map(|s| std::time::Duration::from_secs(s.unsigned_abs())),
+        debug_wait,
     })
 }
 

@@ -61,6 +61,17 @@ pub struct ServerConfig {
     /// that client's connection (logged with its rank): the client is
     /// treated as lost, its operations fail, and nobody else waits for it.
     pub max_outbound_bytes: usize,
+    /// Accept tools (`PMIX_SERVER_TOOL_SUPPORT`; default true) and leave
+    /// the rendezvous files they look for in `tmpdir`
+    /// (`pmix.<host>.tool.<pid>`, `pmix.<host>.tool.<nspace>`,
+    /// `pmix.<host>.tool`).
+    pub tool_support: bool,
+    /// Be this node's system server (`PMIX_SERVER_SYSTEM_SUPPORT`; default
+    /// false): also write `pmix.sys.<host>` in `system_tmpdir`.
+    pub system_support: bool,
+    /// Where the system server's file goes (`PMIX_SYSTEM_TMPDIR`; default
+    /// `tmpdir`).
+    pub system_tmpdir: Option<PathBuf>,
 }
 
 impl ServerConfig {
@@ -85,6 +96,9 @@ impl ServerConfig {
             max_handshakes: 64,
             handshake_timeout: Duration::from_secs(10),
             max_outbound_bytes: 64 << 20,
+            tool_support: true,
+            system_support: false,
+            system_tmpdir: None,
         }
     }
 }

@@ -49,6 +49,22 @@ pub(crate) struct Checked {
     caps: u64,
     slot: u32,
     pid: u32,
+    /// A tool (`tool.rs`): its welcome is a `TOOL_WELCOME`.
+    tool: bool,
+}
+
+impl Checked {
+    /// A tool's, once `tool::admit` registered it.
+    pub(crate) fn new(proc: Proc, version: u16, caps: u64, slot: u32, pid: u32) -> Checked {
+        Checked {
+            proc,
+            version,
+            caps,
+            slot,
+            pid,
+            tool: true,
+        }
+    }
 }
 
 /// The one refusal path: logs the reason, sends a refusing `WELCOME` (as
@@ -111,6 +127,7 @@ pub(crate) fn check(
         caps: agreed_caps,
         slot,
         pid: cred.pid,
+        tool: false,
     })
 }
 
@@ -223,7 +240,16 @@ pub(crate) fn welcome(
         server: inner.me.clone(),
         message: String::new(),
     };
-    let sent = frame::encode_frame(c.version, msg::WELCOME, 0, &welcome.encode())
+    let (kind, body) = if c.tool {
+        let tw = proto::ToolWelcome {
+            welcome,
+            tool: link.proc.clone(),
+        };
+        (msg::TOOL_WELCOME, tw.encode())
+    } else {
+        (msg::WELCOME, welcome.encode())
+    };
+    let sent = frame::encode_frame(c.version, kind, 0, &body)
         .ok()
         .and_then(|f| link.send_welcome(&f, inner.segment.fd()).ok());
     if sent.is_none() {

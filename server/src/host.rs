@@ -48,6 +48,17 @@ pub trait Host: Send + Sync + 'static {
         done(Ok(()));
     }
 
+    /// A tool asks to attach (`PMIx_tool_init`): `done` gets its
+    /// identity. `info` carries `PMIX_TOOL_NSPACE` / `PMIX_TOOL_RANK` when
+    /// the tool asked for an identity, then `PMIX_USERID`, `PMIX_GRPID`
+    /// and `PMIX_PROC_PID` (from the socket's credentials). An error
+    /// refuses the tool. The default gives the identity asked for, else
+    /// `pmix.tool.<pid>` rank 0.
+    #[doc(alias = "pmix_server_tool_connection_fn_t")]
+    fn tool_connected(&self, info: &[Info], done: Completion<Proc>) {
+        done(default_tool_identity(info));
+    }
+
     /// A client called `finalize`; the client stays blocked until `done`.
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) {
         let _ = proc;
@@ -244,6 +255,16 @@ pub trait Host: Send + Sync + 'static {
         let _ = (op, group, procs, directives);
         not_supported(done, "group operations");
     }
+}
+
+/// The identity [`Host::tool_connected`] gives by default: the one the
+/// tool asked for (`PMIX_TOOL_NSPACE` / `PMIX_TOOL_RANK`), else
+/// `pmix.tool.<pid>` rank 0.
+///
+/// # Errors
+/// `PMIX_ERR_BAD_PARAM` for an invalid namespace.
+pub fn default_tool_identity(info: &[Info]) -> Result<Proc> {
+    crate::tool::default_identity(info)
 }
 
 /// A host that offers nothing beyond the defaults (a single node whose

@@ -129,6 +129,9 @@ pub(crate) struct State {
     pub(crate) groups: crate::ops::group::tracker::GroupTracker,
     /// Process sets the host defined.
     pub(crate) psets: Psets,
+    /// Attached tools (`tool.rs`), and whether their namespace was made
+    /// for them (then it goes with them).
+    pub(crate) tools: HashMap<Proc, bool>,
 }
 
 impl State {
@@ -143,6 +146,7 @@ impl State {
             connects: Groups::default(),
             groups: crate::ops::group::tracker::GroupTracker::default(),
             psets: Psets::default(),
+            tools: HashMap::new(),
         }
     }
 }

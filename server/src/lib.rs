@@ -64,8 +64,10 @@ mod outbound;
 mod psets;
 mod reactor;
 mod registry;
+pub mod rendezvous;
 mod secret;
 mod timer;
+mod tool;
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::net::UnixListener;
@@ -102,6 +104,8 @@ pub struct Server {
     /// The reactor's inbox: `stop` wakes it through this, whatever became
     /// of the socket file.
     nudges: Arc<nudge::Nudges>,
+    /// The rendezvous files written for tools, removed at stop.
+    rendezvous: Mutex<rendezvous::Written>,
 }
 
 impl Server {
@@ -183,6 +187,28 @@ impl Server {
             .map_err(|e| init_err("socket mode", &e))?;
 
         let me = Proc::from_parts(cfg.nspace.clone(), cfg.rank);
+        let written = if cfg.tool_support {
+            let sys = cfg
+                .system_tmpdir
+                .as_deref()
+                .unwrap_or(&cfg.tmpdir)
+                .to_path_buf();
+            let plan = rendezvous::Plan {
+                tmpdir: &cfg.tmpdir,
+                system_tmpdir: cfg.system_support.then_some(sys.as_path()),
+                host: &cfg.hostname,
+                nspace: cfg.nspace.as_str(),
+                uri: proto::tool::format_uri(&me, &socket_path),
+            };
+            let log = cfg.log;
+            rendezvous::write_all(&plan, &|m| {
+                if log {
+                    eprintln!("pmix-server: {m}");
+                }
+            })
+        } else {
+            rendezvous::Written::default()
+        };
         let inner = Arc::new(Inner {
             state: Mutex::new(State::new(&cfg)),
             internal: Mutex::new(Vec::new()),
@@ -207,6 +233,7 @@ impl Server {
             inner,
             reactor: Mutex::new(Some(reactor)),
             nudges,
+            rendezvous: Mutex::new(written),
         })
     }
 
@@ -218,6 +245,17 @@ impl Server {
     /// Path of the listening socket.
     pub fn socket_path(&self) -> &Path {
         &self.inner.socket_path
+    }
+
+    /// The server's URI (`PMIX_SERVER_URI`, the first line of its
+    /// rendezvous files): `<nspace>.<rank>;unix:<socket path>`.
+    pub fn uri(&self) -> String {
+        proto::tool::format_uri(&self.inner.me, &self.inner.socket_path)
+    }
+
+    /// The rendezvous files this server wrote for tools (removed at stop).
+    pub fn rendezvous_files(&self) -> Vec<PathBuf> {
+        self.rendezvous.lock().paths().to_vec()
     }
 
     /// Registers a namespace with `nlocal` processes on this node and its
@@ -553,6 +591,7 @@ impl Server {
         }
         departure::close_all(&self.inner);
         self.inner.pusher.stop();
+        self.rendezvous.lock().remove();
         let _ = std::fs::remove_file(&self.inner.socket_path);
         let _ = std::fs::remove_dir(&self.inner.dir);
     }

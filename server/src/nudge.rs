@@ -20,6 +20,8 @@ pub(crate) enum Nudge {
     Close(Token),
     /// The host answered `client_connected` for its handshake.
     HostAnswered(Token, Result<()>),
+    /// The host gave a tool its identity (`tool_connected`).
+    ToolIdentity(Token, Result<pmix_core::Proc>),
 }
 
 /// The reactor's inbox.

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token, Waker};
 use pmix_core::codec::frame::FrameReader;
+use pmix_core::proto::msg;
 use pmix_core::{Error, Result, Status};
 use pmix_shm::sync::Ordering;
 
@@ -35,6 +36,7 @@ use crate::inner::Inner;
 use crate::link::Link;
 use crate::nudge::{Nudge, Nudges};
 use crate::ops::event::replay::connected;
+use crate::tool::{self, ToolChecked};
 
 const LISTENER: Token = Token(0);
 const WAKER: Token = Token(1);
@@ -59,6 +61,13 @@ enum Phase {
         _admitted: Admitted,
         deadline: Instant,
         checked: Checked,
+    },
+    /// A tool's hello checked; waiting for the host's `tool_connected`
+    /// (its identity), until `deadline`.
+    ToolHost {
+        _admitted: Admitted,
+        deadline: Instant,
+        checked: ToolChecked,
     },
     /// A client's connection: requests read and served.
     Serving {
@@ -191,7 +200,9 @@ impl Reactor {
         self.conns
             .values()
             .filter_map(|c| match &c.phase {
-                Phase::Hello { deadline, .. } | Phase::Host { deadline, .. } => Some(*deadline),
+                Phase::Hello { deadline, .. }
+                | Phase::Host { deadline, .. }
+                | Phase::ToolHost { deadline, .. } => Some(*deadline),
                 Phase::Serving { .. } | Phase::Gone => None,
             })
             .chain(self.accept_retry)
@@ -272,6 +283,12 @@ impl Reactor {
             Phase::Hello { hello, .. } => match hello.read(&c.stream) {
                 Ok(HelloRead::Pending) => {}
                 Ok(HelloRead::Closed) => self.drop_conn(t, Refusal::Gone),
+                Ok(HelloRead::Frame(f)) if f.header.msg_type == msg::TOOL_HELLO => {
+                    match tool::check(&self.inner, &c.stream, &f) {
+                        Ok(checked) => self.ask_tool_host(t, checked),
+                        Err(r) => self.drop_conn(t, r),
+                    }
+                }
                 Ok(HelloRead::Frame(f)) => match handshake::check(&self.inner, &c.stream, f) {
                     Ok(checked) => self.ask_host(t, checked),
                     Err(r) => self.drop_conn(t, r),
@@ -281,7 +298,7 @@ impl Reactor {
                     refusal(Status::ERR_HANDSHAKE_FAILED, format!("bad handshake: {e}")),
                 ),
             },
-            Phase::Host { .. } | Phase::Gone => {}
+            Phase::Host { .. } | Phase::ToolHost { .. } | Phase::Gone => {}
             Phase::Serving { link, reader } => {
                 let link = Arc::clone(link);
                 let progress = read_some(&c.stream, reader, &mut self.rbuf, to_the_end);
@@ -315,6 +332,48 @@ impl Reactor {
             checked,
         };
         handshake::ask_host(&self.inner, &proc, t, &self.nudges);
+    }
+
+    /// `t`'s tool hello passed the checks: the host is asked for the
+    /// tool's identity.
+    fn ask_tool_host(&mut self, t: Token, checked: ToolChecked) {
+        let Some(c) = self.conns.get_mut(&t) else {
+            return;
+        };
+        let phase = std::mem::replace(&mut c.phase, Phase::Gone);
+        let Phase::Hello { _admitted, .. } = phase else {
+            c.phase = phase;
+            return;
+        };
+        tool::ask_host(&self.inner, &checked, t, &self.nudges);
+        c.phase = Phase::ToolHost {
+            _admitted,
+            deadline: Instant::now() + HOST_CONNECT_TIMEOUT,
+            checked,
+        };
+    }
+
+    /// The host gave `t`'s tool its identity (or refused it).
+    fn tool_answered(&mut self, t: Token, r: Result<pmix_core::Proc>) {
+        let Some(c) = self.conns.get_mut(&t) else {
+            return;
+        };
+        let phase = std::mem::replace(&mut c.phase, Phase::Gone);
+        let Phase::ToolHost { checked, .. } = phase else {
+            c.phase = phase;
+            return;
+        };
+        let proc = match r {
+            Ok(p) => p,
+            Err(e) => {
+                let why = format!("host refused tool pid {}: {e}", checked.pid);
+                return self.drop_conn(t, refusal(e.status(), why));
+            }
+        };
+        match tool::admit(&self.inner, &checked, proc) {
+            Ok(c) => self.welcome(t, c),
+            Err(r) => self.drop_conn(t, r),
+        }
     }
 
     /// Serves the whole frames `t` has buffered.
@@ -383,6 +442,7 @@ impl Reactor {
                 }
             }
             Nudge::HostAnswered(t, r) => self.host_answered(t, r),
+            Nudge::ToolIdentity(t, r) => self.tool_answered(t, r),
         }
     }
 
@@ -399,6 +459,16 @@ impl Reactor {
         if let Err(refused) = handshake::host_answer(&checked.proc, r) {
             return self.drop_conn(t, refused);
         }
+        self.welcome(t, checked);
+    }
+
+    /// `t` is accepted: its welcome, and from now on its requests.
+    fn welcome(&mut self, t: Token, checked: Checked) {
+        let Some(c) = self.conns.get_mut(&t) else {
+            tool::forget(&self.inner, &checked.proc);
+            return;
+        };
+        let proc = checked.proc.clone();
         match handshake::welcome(&self.inner, &c.stream, checked, (t, &self.nudges)) {
             Ok(link) => {
                 c.phase = Phase::Serving {
@@ -409,7 +479,10 @@ impl Reactor {
                 // Requests may have come already.
                 self.again.push(t);
             }
-            Err(r) => self.drop_conn(t, r),
+            Err(r) => {
+                tool::forget(&self.inner, &proc);
+                self.drop_conn(t, r);
+            }
         }
     }
 
@@ -474,6 +547,15 @@ impl Reactor {
                 Phase::Host {
                     deadline, checked, ..
                 } if *deadline <= now => Some((*t, handshake::host_silent(&checked.proc))),
+                Phase::ToolHost {
+                    deadline, checked, ..
+                } if *deadline <= now => Some((
+                    *t,
+                    refusal(
+                        Status::ERR_TIMEOUT,
+                        format!("host gave tool pid {} no identity in time", checked.pid),
+                    ),
+                )),
                 _ => None,
             })
             .collect();
@@ -516,6 +598,7 @@ impl Reactor {
         }
         link.end("");
         lost(&self.inner, &link);
+        tool::forget(&self.inner, &link.proc);
     }
 
     /// Removes `t` from the table and from epoll.

@@ -16,9 +16,15 @@ fn a_server_whose_socket_directory_was_removed_still_stops() {
     cfg.tmpdir = tmp.path().to_path_buf();
     cfg.log = false;
     let server = Server::init(cfg, Arc::new(NullHost)).unwrap();
-    // Everything under the test's directory goes, the socket included.
+    // Everything under the test's directory goes, the socket (and the
+    // tools' rendezvous files) included.
     for e in std::fs::read_dir(tmp.path()).unwrap() {
-        std::fs::remove_dir_all(e.unwrap().path()).unwrap();
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            std::fs::remove_dir_all(p).unwrap();
+        } else {
+            std::fs::remove_file(p).unwrap();
+        }
     }
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

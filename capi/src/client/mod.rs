@@ -39,6 +39,7 @@ mod pubsub;
 mod query;
 mod resolve;
 mod spawn;
+mod tool;
 
 pub use connect::*;
 pub use data::*;
@@ -52,3 +53,4 @@ pub use pubsub::*;
 pub use query::*;
 pub use resolve::*;
 pub use spawn::*;
+pub use tool::*;

@@ -179,7 +179,7 @@ fn ext3x_type(t: pmix_data_type_t) -> bool {
 
 /// A malloc'd C copy of `infos` holding only ext3x-convertible entries;
 /// `(NULL, 0)` when none.
-fn infos_out_where_ext3x(infos: &[Info]) -> (*mut pmix_info_t, usize) {
+pub(super) fn infos_out_where_ext3x(infos: &[Info]) -> (*mut pmix_info_t, usize) {
     infos_out_where(infos, ext3x_type)
 }
 
@@ -490,6 +490,12 @@ impl Host for CHost {
         } else {
             done(Err(Error::new(Status(rc))));
         }
+    }
+
+    /// The `tool_connected` slot (`tool_host.rs`).
+    fn tool_connected(&self, info: &[Info], done: Completion<Proc>) {
+        let f = self.module().tool_connected;
+        super::tool_host::tool_connected(f, info, done);
     }
 
     fn client_finalized(&self, proc: &Proc, done: Completion<()>) {

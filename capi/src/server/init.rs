@@ -5,7 +5,7 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use pmix_client::ProcessEvents;
-use pmix_core::{Error, Info, Nspace, Rank, Result, Status, Value};
+use pmix_core::{attrs, Error, Info, Nspace, Rank, Result, Status, Value};
 use pmix_server::{Server, ServerConfig};
 
 use super::dirs;
@@ -36,7 +36,10 @@ fn info_str<'a>(infos: &'a [Info], key: &str) -> Option<&'a str> {
 /// `pmix.srv.rank` (PROC_RANK or UINT32); the module's non-NULL slots
 /// serve the up-calls. Creates the server's session directory (mode 0700)
 /// under `pmix.srvr.tmpdir`, else `pmix.sys.tmpdir`, else the system temp
-/// dir, for the jobs' directories (`dirs`).
+/// dir, for the jobs' directories (`dirs`). `pmix.srvr.tool` (true: the
+/// module's `tool_connected` slot names attaching tools; else the server
+/// does), `pmix.srvr.sys` (also write the system rendezvous file
+/// `pmix.sys.<host>`) and `pmix.sys.tmpdir` (where) are read too.
 ///
 /// # Safety
 /// `module` NULL or valid for the life of the server; `info` NULL or
@@ -71,12 +74,29 @@ pub unsafe extern "C" fn PMIx_server_init(
             _ => {}
         }
         cfg.log = verbose();
-        let module = if module.is_null() {
+        let mut module = if module.is_null() {
             pmix_server_module_t::default()
         } else {
             // SAFETY: valid (caller guarantee); a plain copy of the slots.
             unsafe { *module }
         };
+        let flag = |key: &str| {
+            infos
+                .iter()
+                .find(|i| i.is(key))
+                .is_some_and(|i| i.value.is_true().unwrap_or(true))
+        };
+        // Tools always attach (their own user's); the host names them only
+        // when it declared tool support. Open MPI 4.1's ORTE declares it
+        // only as a session server, and otherwise records each tool as a
+        // job of its own, which then keeps `mpirun` from ending.
+        if !flag(attrs::SERVER_TOOL_SUPPORT) {
+            module.tool_connected = None;
+        }
+        cfg.system_support = flag(attrs::SERVER_SYSTEM_SUPPORT);
+        if let Some(d) = info_str(&infos, attrs::SYSTEM_TMPDIR) {
+            cfg.system_tmpdir = Some(d.into());
+        }
         let h = Arc::new(host::CHost::new(module, Arc::clone(objects())));
         dirs::start(&dirs::base(&infos))?;
         let server = match Server::init(cfg, Arc::clone(&h) as Arc<dyn pmix_server::Host>) {

@@ -28,6 +28,7 @@ mod init;
 mod psets;
 mod regex;
 mod register;
+mod tool_host;
 
 pub use dmodex::*;
 pub use fork::*;

@@ -83,7 +83,7 @@ fn dangling<T>() -> *mut T {
 #[test]
 fn entry_points_answer_not_supported_and_never_call_back() {
     let (n, c) = (ptr::null_mut::<pmix_info_t>(), ptr::null::<pmix_info_t>());
-    let (p, pm) = (ptr::null::<pmix_proc_t>(), ptr::null_mut::<pmix_proc_t>());
+    let p = ptr::null::<pmix_proc_t>();
     let (s, sm) = (ptr::null::<c_char>(), ptr::null_mut::<c_char>());
     let cbd = ptr::null_mut::<c_void>();
     // SAFETY: NULL arguments and callbacks that must never run; nothing is
@@ -110,12 +110,6 @@ fn entry_points_answer_not_supported_and_never_call_back() {
             PMIx_Compute_distances_nb(ptr::null_mut(), ptr::null_mut(), n, 0, Some(dist_cb), cbd),
             PMIx_Load_topology(ptr::null_mut()),
             PMIx_Data_pack(p, ptr::null_mut(), cbd, 1, PMIX_INT),
-            PMIx_tool_init(pm, n, 0),
-            PMIx_tool_finalize(),
-            PMIx_tool_attach_to_server(pm, pm, n, 0),
-            PMIx_tool_connect_to_server(pm, n, 0),
-            PMIx_tool_disconnect(p),
-            PMIx_tool_set_server(p, n, 0),
             PMIx_IOF_pull(
                 p,
                 0,
@@ -170,8 +164,6 @@ fn entry_points_clear_their_outputs() {
         r.clear();
         rc
     });
-    // SAFETY: as above.
-    check(&mut |r, nr| unsafe { PMIx_tool_get_servers(r.cast(), nr) });
 
     let mut cred = pmix_byte_object_t {
         bytes: dangling(),

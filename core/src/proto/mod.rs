@@ -65,12 +65,15 @@ pub mod caps {
     /// [`GROUP_INVITE`](super::msg::GROUP_INVITE),
     /// [`GROUP_JOIN`](super::msg::GROUP_JOIN).
     pub const GROUPS: u64 = 1 << 11;
-    /// `PMIx_Query_info` answered by the server and its host (protocol
-    /// version 5): [`QUERY`](super::msg::QUERY).
-    pub const QUERY: u64 = 1 << 12;
     /// `PMIx_Spawn` through the host (protocol version 5):
     /// [`SPAWN`](super::msg::SPAWN).
     pub const SPAWN: u64 = 1 << 10;
+    /// `PMIx_Query_info` answered by the server and its host (protocol
+    /// version 5): [`QUERY`](super::msg::QUERY).
+    pub const QUERY: u64 = 1 << 12;
+    /// Tools (protocol version 5): [`TOOL_HELLO`](super::msg::TOOL_HELLO)
+    /// opens the connection of a process the host did not launch.
+    pub const TOOL: u64 = 1 << 13;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
@@ -81,7 +84,7 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT | SPAWN | QUERY | GROUPS;
+    pub const ALL: u64 = V4 | CONNECT | SPAWN | QUERY | GROUPS | TOOL;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -151,12 +154,18 @@ pub mod msg {
     /// Client → server: answer an invitation (id, leader, `u8` accept,
     /// infos); an accept's reply carries the outcome.
     pub const GROUP_JOIN: u16 = 40;
-    /// Client → server: queries (`PMIx_Query_info`) the client could not
-    /// answer itself; the reply carries the answers (`proto::query`).
-    pub const QUERY: u16 = 46;
     /// Client → server: spawn (job-level infos, apps); the reply's value is
     /// the new namespace (a string).
     pub const SPAWN: u16 = 23;
+    /// Client → server: queries (`PMIx_Query_info`) the client could not
+    /// answer itself; the reply carries the answers (`proto::query`).
+    pub const QUERY: u16 = 46;
+    /// Tool → server: [`ToolHello`](super::ToolHello), instead of a
+    /// `HELLO` (protocol version 5, [`TOOL`](super::caps::TOOL)).
+    pub const TOOL_HELLO: u16 = 47;
+    /// Server → tool: [`ToolWelcome`](super::ToolWelcome) (a refusal is a
+    /// plain `WELCOME`).
+    pub const TOOL_WELCOME: u16 = 48;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -265,7 +274,9 @@ mod request;
 mod spawn_tests;
 #[cfg(test)]
 mod tests;
+pub mod tool;
 
 pub use handshake::{agree_version, Hello, Welcome};
 pub use reply::Reply;
 pub use request::{pdata_from_value, pdata_to_value, PData, Request};
+pub use tool::{ToolHello, ToolWelcome};

@@ -148,14 +148,6 @@ pub enum Request {
         /// Directives.
         info: Vec<Info>,
     },
-    /// `PMIx_Query_info`: the queries (or the keys of them) the client
-    /// could not answer itself. The reply's status is `SUCCESS`,
-    /// `PMIX_ERR_PARTIAL_SUCCESS` or an error; its value the answers
-    /// ([`query::encode_results`](super::query::encode_results)).
-    Query {
-        /// The queries, keys and qualifiers as the caller gave them.
-        queries: Vec<crate::Query>,
-    },
     /// `PMIx_Spawn`: start `apps` as a new job; the reply's value is the new
     /// namespace (`PMIX_STRING`).
     Spawn {
@@ -164,6 +156,14 @@ pub enum Request {
         job_info: Vec<Info>,
         /// The applications (never empty).
         apps: Vec<crate::App>,
+    },
+    /// `PMIx_Query_info`: the queries (or the keys of them) the client
+    /// could not answer itself. The reply's status is `SUCCESS`,
+    /// `PMIX_ERR_PARTIAL_SUCCESS` or an error; its value the answers
+    /// ([`query::encode_results`](super::query::encode_results)).
+    Query {
+        /// The queries, keys and qualifiers as the caller gave them.
+        queries: Vec<crate::Query>,
     },
 }
 

@@ -136,3 +136,19 @@ pub fn start_client(
         .spawn()
         .unwrap()
 }
+
+/// The pid `pmixrun --report-pid FILE` wrote, once the whole line is
+/// there (`None` after 20 s).
+pub fn reported_pid(file: &std::path::Path) -> Option<u32> {
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(20) {
+        if let Some(pid) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|s| s.strip_suffix('\n').and_then(|l| l.parse().ok()))
+        {
+            return Some(pid);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    None
+}

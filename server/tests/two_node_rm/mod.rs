@@ -230,8 +230,10 @@ impl Rm {
                 })
                 .collect();
             let src = self.localize(n, &source);
-            server.notify(status, Some(&src), range, &info).unwrap();
+            // Recorded first: the test reads the record as soon as the
+            // event has been delivered.
             self.relayed.lock().unwrap().push((node, status, n));
+            server.notify(status, Some(&src), range, &info).unwrap();
         }
     }
 

@@ -9,8 +9,13 @@
 pub(crate) const SPAWN_SUPPORT: &[&str] =
     &[pmix_core::attrs::TIMEOUT, pmix_core::attrs::SPAWN_TIMEOUT];
 
-/// Debugger attributes this server honours.
-pub(crate) const DEBUG_SUPPORT: &[&str] = &[];
+/// Debugger attributes this server honours: a job registered with
+/// `PMIX_DEBUG_STOP_IN_INIT` is held in init by the client library
+/// (`pmix_client::debug`), reporting `PMIX_BREAKPOINT`.
+pub(crate) const DEBUG_SUPPORT: &[&str] = &[
+    pmix_core::attrs::DEBUG_STOP_IN_INIT,
+    pmix_core::attrs::BREAKPOINT,
+];
 
 /// The keys the server answers itself (`PMIX_QUERY_SUPPORTED_KEYS`).
 pub(crate) const SERVER_KEYS: &[&str] = &[

@@ -1,0 +1,330 @@
+//! Tools attaching to live `pmixrun` jobs (issue 17, tools): found
+//! through the rendezvous files by pid and by namespace, given an
+//! identity by pmixrun, raising an event the job's handlers see; two jobs
+//! at once told apart; another user's tool refused; the files gone when
+//! the job ends.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pmix_client::tool::{self, Tool};
+use pmix_core::{attrs, DataRange, Info, Status, Value};
+
+mod common;
+use common::{example, text, wait_all};
+
+/// A `pmixrun -n n toolee` job whose server tmpdir is `tmp`, and its pid
+/// once `--report-pid` wrote it.
+fn start_job(tmp: &Path, n: u32) -> (Child, u32, PathBuf) {
+    let pidfile = tmp.join(format!("pid.{}", rand_suffix()));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp)
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", &n.to_string()])
+        .arg(example("toolee"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    match common::reported_pid(&pidfile) {
+        Some(pid) => (child, pid, pidfile),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pmixrun wrote no --report-pid file");
+        }
+    }
+}
+
+fn rand_suffix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
+
+fn info(k: &str, v: impl Into<Value>) -> Info {
+    Info::new(k, v).unwrap()
+}
+
+/// Attaches to the job of pmixrun `pid` (found under `tmp` by pid).
+fn attach_by_pid(tmp: &Path, pid: u32) -> Tool {
+    let t0 = Instant::now();
+    loop {
+        let r = Tool::init(&[
+            info(attrs::SERVER_PIDINFO, Value::Pid(pid as i32)),
+            info(attrs::SERVER_TMPDIR, tmp.to_str().unwrap()),
+        ]);
+        match r {
+            Ok(t) => return t,
+            Err(e)
+                if e.status() == Status::ERR_UNREACH && t0.elapsed() < Duration::from_secs(20) =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("tool init: {e}"),
+        }
+    }
+}
+
+#[test]
+fn a_tool_finds_two_jobs_by_pid_and_namespace_and_its_event_reaches_each_job() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, pid_a, _) = start_job(tmp.path(), 2);
+    let (b, pid_b, _) = start_job(tmp.path(), 1);
+    assert_ne!(pid_a, pid_b);
+    // Two live servers: without a name, the tool must not guess.
+    let t0 = Instant::now();
+    while tool::live_servers(tmp.path()).len() < 2 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "both servers' files"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let e = Tool::init(&[info(attrs::SERVER_TMPDIR, tmp.path().to_str().unwrap())])
+        .expect_err("two servers, none named");
+    assert_eq!(e.status(), Status::ERR_UNREACH);
+    assert!(e.to_string().contains(&pid_a.to_string()), "{e}");
+
+    let ta = attach_by_pid(tmp.path(), pid_a);
+    assert_eq!(
+        ta.proc().nspace.as_str(),
+        format!("pmixrun-{pid_a}-tool-0"),
+        "pmixrun mints the tool's identity"
+    );
+    assert_eq!(ta.server().unwrap().rendezvous.pid, pid_a);
+    // By namespace: the server's own namespace names job b's server.
+    let tb = Tool::init(&[
+        info(attrs::SERVER_NSPACE, format!("pmixrun-{pid_b}")),
+        info(attrs::SERVER_TMPDIR, tmp.path().to_str().unwrap()),
+        info(attrs::TOOL_NSPACE, "mytool"),
+        info(attrs::TOOL_RANK, 7u32),
+    ])
+    .unwrap();
+    assert_eq!(tb.proc().to_string(), "mytool:7");
+    assert_eq!(tb.server().unwrap().rendezvous.pid, pid_b);
+
+    for t in [&ta, &tb] {
+        t.client()
+            .unwrap()
+            .notify_event(Status(-3100), DataRange::SESSION, &[])
+            .unwrap();
+    }
+    let outs = wait_all(vec![a, b], Duration::from_secs(60));
+    for (o, tool) in outs.iter().zip([&ta, &tb]) {
+        assert!(o.status.success(), "{}", text(o));
+        let want = format!("got -3100 from {}", tool.proc());
+        assert!(text(o).contains(&want), "{want}: {}", text(o));
+    }
+    // The servers are gone: finalize says so, and does not hang.
+    for t in [ta, tb] {
+        let e = t.finalize().expect_err("the server is gone");
+        assert_eq!(e.status(), Status::ERR_LOST_CONNECTION);
+    }
+    // The job is over: its files are gone.
+    let host = pmix_server::hostname();
+    for pid in [pid_a, pid_b] {
+        let f = tmp.path().join(format!("pmix.{host}.tool.{pid}"));
+        assert!(!f.exists(), "{} left behind", f.display());
+    }
+}
+
+/// Raises the event the job's ranks wait for.
+fn release(t: &Tool) {
+    t.client()
+        .unwrap()
+        .notify_event(Status(-3100), DataRange::SESSION, &[])
+        .unwrap();
+}
+
+#[test]
+fn a_tool_of_another_user_is_refused_with_both_uids_named() {
+    let me = common::ids().0;
+    if me != 0 {
+        eprintln!("skipped: running as uid {me}, cannot start a tool as nobody");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    // `nobody` must be able to reach the tmpdir to try at all.
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let (job, pid, _) = start_job(tmp.path(), 1);
+    let ta = attach_by_pid(tmp.path(), pid); // the job's own user: accepted
+    let entry = ta.server().unwrap().clone();
+    let probe = || {
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(example("toolprobe"))
+            .env("PMIX_SERVER_URI", &entry.rendezvous.uri)
+            .output()
+    };
+    let first = match probe() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("skipped: setpriv: {e}");
+            release(&ta);
+            wait_all(vec![job], Duration::from_secs(60));
+            return;
+        }
+    };
+    // The socket's directory (0700) keeps it out; the tool says whose
+    // server it is.
+    let out = text(&first);
+    assert!(!first.status.success(), "{out}");
+    assert!(
+        out.contains("belongs to uid 0") && out.contains("runs as uid 65534"),
+        "{out}"
+    );
+    // With the file system opened up, the server's own check refuses it.
+    let sockdir = entry.socket.parent().unwrap();
+    let open = |p: &Path, m| {
+        std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(m)).unwrap()
+    };
+    open(sockdir, 0o755);
+    open(&entry.socket, 0o777);
+    let second = probe().unwrap();
+    let out = text(&second);
+    assert!(!second.status.success(), "{out}");
+    assert!(
+        out.contains("runs as uid 65534, but this server") && out.contains("belongs to uid 0"),
+        "{out}"
+    );
+    release(&ta);
+    let outs = wait_all(vec![job], Duration::from_secs(60));
+    assert!(outs[0].status.success(), "{}", text(&outs[0]));
+}
+
+#[test]
+fn pmixrun_ends_the_job_when_its_tools_keepalive_pipe_closes() {
+    // The "tool" is this test: it holds the pipe's write end (the child's
+    // stdin); pmixrun reads the other end as PMIX_KEEPALIVE_PIPE=3.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("exec 3<&0; PMIX_KEEPALIVE_PIPE=3 exec \"$0\" --timeout 60 -n 2 sleep 30")
+        .arg(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let t0 = Instant::now();
+    drop(child.stdin.take()); // the tool goes away
+    let o = wait_all(vec![child], Duration::from_secs(60)).remove(0);
+    let took = t0.elapsed();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("PMIX_KEEPALIVE_PIPE"), "{}", text(&o));
+    assert!(
+        took < Duration::from_secs(20),
+        "the job outlived its tool by {took:?}"
+    );
+    eprintln!("job ended {took:?} after the keepalive pipe closed");
+}
+
+#[test]
+fn a_tool_speaking_an_older_protocol_is_refused_not_garbled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (job, pid, _) = start_job(tmp.path(), 1);
+    let ta = attach_by_pid(tmp.path(), pid);
+    let uri = ta.server().unwrap().rendezvous.uri.clone();
+    let old = Command::new(example("toolprobe"))
+        .env("PMIX_SERVER_URI", &uri)
+        .env("PMIXRS_PROTOCOL_MAX", "4")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait_all(vec![old], Duration::from_secs(60)).remove(0);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("PMIX_ERR_NOT_SUPPORTED")
+            && text(&o).contains("tools need protocol version 5"),
+        "{}",
+        text(&o)
+    );
+    release(&ta);
+    let outs = wait_all(vec![job], Duration::from_secs(60));
+    assert!(outs[0].status.success(), "{}", text(&outs[0]));
+}
+
+#[test]
+fn a_tool_spawns_a_job_held_in_init_and_releases_it_after_ready_for_debug() {
+    use std::sync::mpsc;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let pidfile = tmp.path().join("pid");
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", "1"])
+        .arg(example("toolee"))
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let Some(pid) = common::reported_pid(&pidfile) else {
+        let _ = job.kill();
+        let _ = job.wait();
+        panic!("pmixrun wrote no --report-pid file");
+    };
+    let t = attach_by_pid(tmp.path(), pid);
+    let c = t.client().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    c.register_event_handler(&[Status::READY_FOR_DEBUG], &[], move |e, done| {
+        let ns = e
+            .info
+            .iter()
+            .find(|i| i.is(attrs::NSPACE))
+            .map(|i| format!("{:?}", i.value))
+            .unwrap_or_default();
+        let _ = tx.lock().unwrap().send(ns);
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap();
+    let app = pmix_core::App {
+        cmd: example("pastinit").to_string_lossy().into_owned(),
+        maxprocs: 2,
+        ..Default::default()
+    };
+    let ns = c
+        .spawn(&[info(attrs::DEBUG_STOP_IN_INIT, true)], &[app])
+        .unwrap();
+    let ready = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("READY_FOR_DEBUG");
+    assert!(ready.contains(ns.as_str()), "{ready} for {ns}");
+    // Held: nobody passed init yet.
+    std::thread::sleep(Duration::from_millis(300));
+    let before = std::fs::read_to_string(&out).unwrap_or_default();
+    assert!(!before.contains("past init"), "{before}");
+    let target = pmix_core::Proc::new(ns.as_str(), pmix_core::Rank::WILDCARD).unwrap();
+    let range = info(
+        attrs::EVENT_CUSTOM_RANGE,
+        Value::DataArray(Box::new(pmix_core::DataArray::from_procs(vec![target]))),
+    );
+    c.notify_event(Status::DEBUGGER_RELEASE, DataRange::CUSTOM, &[range])
+        .unwrap();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .matches("past init")
+        .count()
+        < 2
+    {
+        assert!(t0.elapsed() < Duration::from_secs(30), "not released");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    release(&t);
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+}
