@@ -55,8 +55,10 @@ fn whole_nspace(inner: &Inner, ns: &Nspace, plan: &mut Plan) {
     }
 }
 
-fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
-    let mut plan = Plan::default();
+/// Where `ev` goes, written into `plan` (its slot list's memory reused).
+fn plan(inner: &Inner, ev: &EventMsg, plan: &mut Plan) {
+    plan.slots.clear();
+    plan.server = false;
     match ev.range {
         DataRange::LOCAL | DataRange::SESSION | DataRange::GLOBAL => {
             for slot in 0..inner.barriers.peer_count() {
@@ -76,13 +78,13 @@ fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
         }
         DataRange::NAMESPACE => {
             if let Some(src) = &ev.source {
-                whole_nspace(inner, &src.nspace, &mut plan);
+                whole_nspace(inner, &src.nspace, plan);
             }
         }
         DataRange::CUSTOM => {
             for p in &ev.custom_range {
                 if p.rank == Rank::WILDCARD {
-                    whole_nspace(inner, &p.nspace, &mut plan);
+                    whole_nspace(inner, &p.nspace, plan);
                 } else {
                     match peers::slot_of(inner, p).filter(|s| peers::connected(inner, *s)) {
                         Some(s) => plan.slots.push(s),
@@ -95,12 +97,13 @@ fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
     }
     plan.slots.sort_unstable();
     plan.slots.dedup();
-    plan
 }
 
 thread_local! {
     /// This thread's event under construction, reused by every notify.
     static DRAFT: RefCell<Option<EventMsg>> = const { RefCell::new(None) };
+    /// This thread's routing plan (its slot list reused).
+    static PLAN: RefCell<Plan> = RefCell::new(Plan::default());
     /// This thread's encoding buffer, reused by every notify (no
     /// allocation once it reached the size of the largest event).
     static ENCODED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
@@ -231,8 +234,9 @@ fn route(
     info: &[Info],
 ) -> Result<()> {
     let range = ev.range;
-    // a connected group's namespace stands for its real processes
-    if !ev.custom_range.is_empty() {
+    // a connected group's namespace stands for its real processes (this
+    // process's own namespace is never a group: nothing to translate)
+    if ev.custom_range.iter().any(|p| p.nspace != inner.me.nspace) {
         ev.custom_range = crate::group::translate(inner, &ev.custom_range);
     }
     if range == DataRange::PROC_LOCAL {
@@ -246,7 +250,23 @@ fn route(
         ));
     }
     ev.origin = Origin::ThisNode;
-    let plan = plan(inner, ev);
+    PLAN.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut p) => send(inner, ev, &mut p, may_wait, info),
+        Err(_) => send(inner, ev, &mut Plan::default(), may_wait, info),
+    })
+}
+
+/// Pushes `ev` into the rings of the connected targets, and sends it to
+/// the server when the plan says so.
+fn send(
+    inner: &Inner,
+    ev: &EventMsg,
+    plan: &mut Plan,
+    may_wait: bool,
+    info: &[Info],
+) -> Result<()> {
+    let range = ev.range;
+    self::plan(inner, ev, plan);
     let mut delivered = Vec::new();
     let mut failed = None;
     with_encoded(ev, |bytes| {

@@ -11,7 +11,9 @@
 
 use super::{EventView, NameCache, Origin};
 use crate::codec::{Decoder, Encoder};
-use crate::{attrs, DataRange, Error, Info, InfoFlags, Proc, Rank, Result, Status};
+use crate::{
+    attrs, DataRange, DataType, Error, Info, InfoFlags, Proc, Rank, Result, Status, Value,
+};
 
 /// The ring record kind of an event (the `kind` of `Ring::try_push`).
 pub const RECORD_EVENT: u16 = 1;
@@ -96,6 +98,17 @@ fn get_proc(d: &mut Decoder<'_>, names: &mut NameCache) -> Result<Proc> {
     })
 }
 
+/// A value; a proc's namespace (a custom range, an affected proc) comes
+/// from `names`.
+fn get_value(d: &mut Decoder<'_>, names: &mut NameCache) -> Result<Value> {
+    let mut peek = d.clone();
+    if DataType(peek.get_u16()?) == DataType::PROC {
+        *d = peek;
+        return Ok(Value::Proc(get_proc(d, names)?));
+    }
+    d.get_value()
+}
+
 impl EventMsg {
     /// A bare event (no source, no info, id 0), for building and tests.
     pub fn new(status: Status, range: DataRange) -> EventMsg {
@@ -150,19 +163,25 @@ impl EventMsg {
             )));
         }
         attrs::check_all(info)?;
-        let mut custom = None;
+        self.custom_range.clear();
+        let mut custom = false;
         for i in info.iter().filter(|i| i.is(attrs::EVENT_CUSTOM_RANGE)) {
-            custom
-                .get_or_insert_with(Vec::new)
-                .extend(super::registration::procs_of(i)?);
+            custom = true;
+            match &i.value {
+                Value::Proc(p) => self.custom_range.push(p.clone()),
+                _ => {
+                    let procs = super::registration::procs_of(i)?;
+                    self.custom_range.extend(procs);
+                }
+            }
         }
-        match (range == DataRange::CUSTOM, &custom) {
-            (false, Some(_)) => {
+        match (range == DataRange::CUSTOM, custom) {
+            (false, true) => {
                 return Err(Error::bad_param(format!(
                     "notify: PMIX_EVENT_CUSTOM_RANGE given with {range}"
                 )))
             }
-            (true, None) => {
+            (true, false) => {
                 return Err(Error::bad_param(
                     "notify: PMIX_RANGE_CUSTOM needs PMIX_EVENT_CUSTOM_RANGE",
                 ))
@@ -174,12 +193,6 @@ impl EventMsg {
         self.source = source;
         self.range = range;
         self.origin = Origin::ThisNode;
-        self.custom_range.clear();
-        match custom {
-            Some(c) if self.custom_range.capacity() == 0 => self.custom_range = c,
-            Some(c) => self.custom_range.extend(c),
-            None => {}
-        }
         self.info.clear();
         self.info.extend_from_slice(info);
         Ok(())
@@ -311,7 +324,7 @@ impl EventMsg {
                 .key(key)
                 .map_err(|e| unpack(format!("bad key: {e}")))?;
             let flags = InfoFlags(d.get_u32()?);
-            let value = d.get_value()?;
+            let value = get_value(d, names)?;
             self.info.push(Info { key, value, flags });
         }
         Ok(())
