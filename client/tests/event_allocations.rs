@@ -8,7 +8,7 @@
 //!
 //! One test in this binary, so nothing else runs while it counts.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use pmix_shm::sync::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -4,8 +4,8 @@
 //! `#[global_allocator] static A: CountingAllocator = CountingAllocator;`
 //! and read [`allocations`] before and after the path.
 
+use crate::sync::{AtomicU64, Ordering};
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The system allocator, counting allocations (`alloc`, `alloc_zeroed`,
 /// `realloc`); frees are not counted.

@@ -9,7 +9,7 @@
 //! ring push, decode, dispatch, handler completion).
 //! Usage: `pmixrun -n 2 alloc-probe [iters] [warm]`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use pmix_shm::sync::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -99,6 +99,9 @@ fn plan(inner: &Inner, ev: &EventMsg, plan: &mut Plan) {
     plan.slots.dedup();
 }
 
+/// Largest encoding buffer a thread keeps for the next notify.
+const KEEP_ENCODED: usize = 64 * 1024;
+
 thread_local! {
     /// This thread's event under construction, reused by every notify.
     static DRAFT: RefCell<Option<EventMsg>> = const { RefCell::new(None) };
@@ -151,7 +154,10 @@ fn with_encoded<R>(ev: &EventMsg, f: impl FnOnce(&[u8]) -> R) -> R {
         ev.encode_into(&mut e);
         let buf = e.finish();
         let r = f(&buf);
-        *held = buf;
+        // keep an ordinary event's worth, not the largest one ever sent
+        if buf.capacity() <= KEEP_ENCODED {
+            *held = buf;
+        }
         r
     })
 }
