@@ -23,6 +23,11 @@
 //!   a new handler gets the matching ones replayed, in arrival order, after
 //!   its registration returned. The server caches for clients that connect
 //!   later and replays into their rings.
+//! - **No allocation per event** (issue 18): notify fills a per-thread
+//!   draft event and encoding buffer; the progress thread decodes each
+//!   record in place into a pooled event and reuses handler lists, result
+//!   arrays and handoffs (`pools.rs`); `tests/event_allocations.rs` and
+//!   `benches/tests/event_allocations_peer.rs` count it.
 //! - **Library consumers** (`library.rs`): the connect machinery sees
 //!   every event before the user's chain runs, so no user handler can
 //!   starve it.
