@@ -80,3 +80,38 @@ fn second_completion_is_refused() {
         assert_eq!(refused.load(Ordering::Relaxed), 1);
     });
 }
+
+/// Reuse by a pooling dispatcher (`client/src/event/pools.rs`): after an
+/// inline completion the dispatcher resets the handoff only when it holds
+/// the only reference (`get_mut`), then runs a second round on it. The
+/// completer's last access to the cell must be ordered before the reset
+/// (loom's cell tracking checks it), and each round delivers its value
+/// exactly once.
+#[test]
+fn a_handoff_held_alone_is_reset_and_reused() {
+    loom::model(|| {
+        let mut h = loom::sync::Arc::new(Handoff::<Done>::new());
+        let h1 = h.clone();
+        let first = thread::spawn(move || {
+            let posted = h1.complete(loom::sync::Arc::new(1)).is_some();
+            drop(h1);
+            posted
+        });
+        let inline = h.after_call();
+        if inline.is_some() {
+            if let Some(fresh) = loom::sync::Arc::get_mut(&mut h) {
+                fresh.reset();
+                let h2 = h.clone();
+                let second = thread::spawn(move || h2.complete(loom::sync::Arc::new(2)).is_some());
+                let got = h.after_call();
+                let posted = second.join().unwrap();
+                assert!(got.is_some() != posted, "round 2 delivered once");
+                if let Some(v) = got {
+                    assert_eq!(*v, 2, "a value of round 1 leaked into round 2");
+                }
+            }
+        }
+        let posted = first.join().unwrap();
+        assert!(inline.is_some() != posted, "round 1 delivered once");
+    });
+}

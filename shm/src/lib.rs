@@ -25,7 +25,10 @@
 //! | [`segment`] | the memfd segment: create, open, find, init, attach | `region` |
 //! | [`fdpass`] | `SCM_RIGHTS`, `SO_PEERCRED` | — |
 //! | [`local`] | process-local: snapshot cell, handler gate, handoff | `sync` |
+//! | [`alloc_count`] | a counting global allocator for allocation-free proofs | — |
 
+#[cfg(not(loom))]
+pub mod alloc_count;
 pub mod barrier;
 pub mod doorbell;
 pub mod error;

@@ -23,6 +23,11 @@
 //!   a new handler gets the matching ones replayed, in arrival order, after
 //!   its registration returned. The server caches for clients that connect
 //!   later and replays into their rings.
+//! - **No allocation per event** (issue 18): notify fills a per-thread
+//!   draft event and encoding buffer; the progress thread decodes each
+//!   record in place into a pooled event and reuses handler lists, result
+//!   arrays and handoffs (`pools.rs`); `tests/event_allocations.rs` and
+//!   `benches/tests/event_allocations_peer.rs` count it.
 //! - **Library consumers** (`library.rs`): the connect machinery sees
 //!   every event before the user's chain runs, so no user handler can
 //!   starve it.
@@ -37,6 +42,7 @@
 
 mod library;
 mod notify;
+mod pools;
 mod progress;
 mod standalone;
 #[cfg(test)]
@@ -49,7 +55,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 use pmix_core::event::{Chain, EventId, EventMsg, HandlerId, Outcome, RegistrationSpec};
-use pmix_core::{Error, Info, Proc, Result, Status};
+use pmix_core::{Error, Info, Key, Proc, Result, Status};
 use pmix_shm::local::gate::HandlerGate;
 use pmix_shm::local::handoff::Handoff;
 use pmix_shm::local::snapshot::SnapshotCell;
@@ -163,6 +169,9 @@ pub(crate) type HandlerFn = dyn Fn(&Event<'_>, EventCompletion) + Send + Sync;
 pub(crate) struct Handler {
     pub(crate) gate: HandlerGate,
     pub(crate) f: Box<HandlerFn>,
+    /// The key of this handler's status entry in the chain's results (its
+    /// name, or the empty key), built once at registration.
+    pub(crate) result_key: Key,
 }
 
 impl std::fmt::Debug for Handler {
@@ -245,6 +254,8 @@ pub(crate) struct Local {
     pub(crate) seen_order: VecDeque<EventId>,
     pub(crate) runs: HashMap<u64, progress::Run>,
     pub(crate) next_run: u64,
+    /// What the steady-state path reuses instead of allocating (issue 18).
+    pub(crate) pools: progress::Pools,
 }
 
 impl Events {
@@ -324,9 +335,11 @@ impl Events {
         before_arm: impl FnOnce(HandlerId),
     ) -> Result<HandlerId> {
         let spec = RegistrationSpec::parse(codes, info)?;
+        let result_key = Key::new(spec.name.as_deref().unwrap_or(""))?;
         let handler = Arc::new(Handler {
             gate: HandlerGate::new(),
             f,
+            result_key,
         });
         let id = {
             let _g = self.registry.lock();

@@ -3,9 +3,11 @@
 //! the server only when it must cache, reach clients not connected yet,
 //! leave the node, or reach the host.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Instant;
 
+use pmix_core::codec::Encoder;
 use pmix_core::event::{EventMsg, Origin, RECORD_EVENT};
 use pmix_core::proto::{peer_state, Request};
 use pmix_core::{attrs, DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
@@ -53,8 +55,10 @@ fn whole_nspace(inner: &Inner, ns: &Nspace, plan: &mut Plan) {
     }
 }
 
-fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
-    let mut plan = Plan::default();
+/// Where `ev` goes, written into `plan` (its slot list's memory reused).
+fn plan(inner: &Inner, ev: &EventMsg, plan: &mut Plan) {
+    plan.slots.clear();
+    plan.server = false;
     match ev.range {
         DataRange::LOCAL | DataRange::SESSION | DataRange::GLOBAL => {
             for slot in 0..inner.barriers.peer_count() {
@@ -74,13 +78,13 @@ fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
         }
         DataRange::NAMESPACE => {
             if let Some(src) = &ev.source {
-                whole_nspace(inner, &src.nspace, &mut plan);
+                whole_nspace(inner, &src.nspace, plan);
             }
         }
         DataRange::CUSTOM => {
             for p in &ev.custom_range {
                 if p.rank == Rank::WILDCARD {
-                    whole_nspace(inner, &p.nspace, &mut plan);
+                    whole_nspace(inner, &p.nspace, plan);
                 } else {
                     match peers::slot_of(inner, p).filter(|s| peers::connected(inner, *s)) {
                         Some(s) => plan.slots.push(s),
@@ -93,7 +97,69 @@ fn plan(inner: &Inner, ev: &EventMsg) -> Plan {
     }
     plan.slots.sort_unstable();
     plan.slots.dedup();
-    plan
+}
+
+/// Largest encoding buffer a thread keeps for the next notify.
+const KEEP_ENCODED: usize = 64 * 1024;
+
+thread_local! {
+    /// This thread's event under construction, reused by every notify.
+    static DRAFT: RefCell<Option<EventMsg>> = const { RefCell::new(None) };
+    /// This thread's routing plan (its slot list reused).
+    static PLAN: RefCell<Plan> = RefCell::new(Plan::default());
+    /// This thread's encoding buffer, reused by every notify (no
+    /// allocation once it reached the size of the largest event).
+    static ENCODED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on the event `for_notify` builds from the arguments, built in
+/// this thread's reused draft (a fresh one if `f` notifies again).
+///
+/// # Errors
+/// Those of [`EventMsg::for_notify`], and `f`'s.
+pub(crate) fn with_draft<R>(
+    status: Status,
+    source: Option<Proc>,
+    range: DataRange,
+    info: &[Info],
+    f: impl FnOnce(&mut EventMsg) -> Result<R>,
+) -> Result<R> {
+    DRAFT.with(|cell| {
+        let Ok(mut held) = cell.try_borrow_mut() else {
+            return f(&mut EventMsg::for_notify(status, source, range, info)?);
+        };
+        let mut draft = held.take().unwrap_or_else(|| EventMsg::new(status, range));
+        let r = draft
+            .refill_for_notify(status, source, range, info)
+            .and_then(|()| f(&mut draft));
+        // drop the infos' references now, keep the memory
+        draft.info.clear();
+        draft.custom_range.clear();
+        draft.source = None;
+        *held = Some(draft);
+        r
+    })
+}
+
+/// Runs `f` on the encoding of `ev`, written into this thread's reused
+/// buffer (a fresh one if `f` notifies again from inside).
+fn with_encoded<R>(ev: &EventMsg, f: impl FnOnce(&[u8]) -> R) -> R {
+    ENCODED.with(|cell| {
+        let Ok(mut held) = cell.try_borrow_mut() else {
+            return f(&ev.encode());
+        };
+        let mut buf = std::mem::take(&mut *held);
+        buf.clear();
+        let mut e = Encoder::from_vec(buf);
+        ev.encode_into(&mut e);
+        let buf = e.finish();
+        let r = f(&buf);
+        // keep an ordinary event's worth, not the largest one ever sent
+        if buf.capacity() <= KEEP_ENCODED {
+            *held = buf;
+        }
+        r
+    })
 }
 
 fn push_error(what: &str, e: impl std::fmt::Display) -> Error {
@@ -120,14 +186,26 @@ impl Events {
     ///
     /// # Errors
     /// `PMIX_ERR_OUT_OF_RESOURCE` when the queue stayed full.
+    #[cfg(test)]
     pub(crate) fn notify_local(&self, mut ev: EventMsg, outcome: Option<OutcomeFn>) -> Result<()> {
+        self.notify_local_draft(&mut ev, outcome)
+    }
+
+    /// As [`notify_local`](Self::notify_local), from an event the caller
+    /// reuses (only the outcome path copies it).
+    pub(crate) fn notify_local_draft(
+        &self,
+        ev: &mut EventMsg,
+        outcome: Option<OutcomeFn>,
+    ) -> Result<()> {
         ev.id = self.next_id();
         ev.origin = Origin::ThisProcess;
         if outcome.is_some() {
-            self.command(Command::Local(Box::new(ev), outcome));
+            self.command(Command::Local(Box::new(ev.clone()), outcome));
             return Ok(());
         }
-        push(&self.local, &ev.encode(), !self.on_progress_thread())?;
+        let may_wait = !self.on_progress_thread();
+        with_encoded(ev, |bytes| push(&self.local, bytes, may_wait))?;
         self.inbound.consumer_doorbell().ring();
         Ok(())
     }
@@ -148,11 +226,27 @@ pub(crate) fn notify(
             "the server does not support events (protocol version < 3)",
         )
     })?;
-    let mut ev = EventMsg::for_notify(status, Some(inner.me.clone()), range, info)?;
-    // a connected group's namespace stands for its real processes
-    ev.custom_range = crate::group::translate(inner, &ev.custom_range);
+    with_draft(status, Some(inner.me.clone()), range, info, |ev| {
+        route(inner, events, ev, outcome, info)
+    })
+}
+
+/// Sends the checked event `ev` of [`notify`] where its range says.
+fn route(
+    inner: &Inner,
+    events: &Arc<Events>,
+    ev: &mut EventMsg,
+    outcome: Option<OutcomeFn>,
+    info: &[Info],
+) -> Result<()> {
+    let range = ev.range;
+    // a connected group's namespace stands for its real processes (this
+    // process's own namespace is never a group: nothing to translate)
+    if ev.custom_range.iter().any(|p| p.nspace != inner.me.nspace) {
+        ev.custom_range = crate::group::translate(inner, &ev.custom_range);
+    }
     if range == DataRange::PROC_LOCAL {
-        return events.notify_local(ev, outcome);
+        return events.notify_local_draft(ev, outcome);
     }
     ev.id = events.next_id();
     let may_wait = !events.on_progress_thread();
@@ -162,20 +256,39 @@ pub(crate) fn notify(
         ));
     }
     ev.origin = Origin::ThisNode;
-    let plan = plan(inner, &ev);
-    let bytes = ev.encode();
-    let mut delivered = Vec::with_capacity(plan.slots.len());
+    PLAN.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut p) => send(inner, ev, &mut p, may_wait, info),
+        Err(_) => send(inner, ev, &mut Plan::default(), may_wait, info),
+    })
+}
+
+/// Pushes `ev` into the rings of the connected targets, and sends it to
+/// the server when the plan says so.
+fn send(
+    inner: &Inner,
+    ev: &EventMsg,
+    plan: &mut Plan,
+    may_wait: bool,
+    info: &[Info],
+) -> Result<()> {
+    let range = ev.range;
+    self::plan(inner, ev, plan);
+    let mut delivered = Vec::new();
     let mut failed = None;
-    for &slot in &plan.slots {
-        match peers::ring(inner, slot).and_then(|r| push(r, &bytes, may_wait)) {
-            Ok(()) => delivered.push(slot),
-            Err(e) => failed = Some(e),
+    with_encoded(ev, |bytes| {
+        for &slot in &plan.slots {
+            match peers::ring(inner, slot).and_then(|r| push(r, bytes, may_wait)) {
+                // only the server needs to know who has it already
+                Ok(()) if plan.server => delivered.push(slot),
+                Ok(()) => {}
+                Err(e) => failed = Some(e),
+            }
         }
-    }
+    });
     if plan.server {
         let deadline: Option<Instant> = deadline_from(info)?;
         let req = Request::Notify {
-            event: ev,
+            event: ev.clone(),
             delivered,
         };
         if range == DataRange::RM {

@@ -7,13 +7,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pmix_core::event::{accepts, ChainRun, EventMsg, HandlerId, Origin, RECORD_EVENT};
-use pmix_core::{attrs, DataRange, Info, Status};
-use pmix_shm::local::handoff::Handoff;
+use pmix_core::{attrs, DataRange, Info, Key, Status};
 use pmix_shm::ring::Consumer;
 use pmix_shm::sync::Ordering;
 
+use super::pools::Entries;
+pub(crate) use super::pools::Pools;
 use super::{
-    Command, Done, Event, EventCompletion, Events, Handler, Local, OutcomeFn, LOCAL_CACHE, SEEN_IDS,
+    Command, Done, Event, EventCompletion, Events, Local, OutcomeFn, LOCAL_CACHE, SEEN_IDS,
 };
 
 /// Records taken from one source per round (keeps the sources fair).
@@ -24,12 +25,12 @@ const MAX_SLEEP: Duration = Duration::from_millis(10);
 /// One event travelling its chain.
 pub(crate) struct Run {
     ev: Arc<EventMsg>,
-    entries: Vec<(HandlerId, Option<String>, Arc<Handler>)>,
+    entries: Entries,
     next: usize,
     chain: ChainRun,
     outcome: Option<OutcomeFn>,
-    /// Name of the handler whose completion is awaited.
-    waiting_for: Option<String>,
+    /// Result key of the handler whose completion is awaited.
+    waiting_for: Option<Key>,
 }
 
 impl Local {
@@ -40,6 +41,7 @@ impl Local {
             seen_order: VecDeque::new(),
             runs: HashMap::new(),
             next_run: 0,
+            pools: Pools::new(),
         }
     }
 
@@ -63,7 +65,7 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
     let mut st = Local::new();
     // Decoded inside the drain (no copy of the record), dispatched after
     // it: a handler may notify, i.e. push into the ring being drained.
-    let mut batch: Vec<std::result::Result<EventMsg, String>> = Vec::new();
+    let mut batch: Vec<std::result::Result<Arc<EventMsg>, String>> = Vec::new();
     loop {
         // ORDERING: Acquire — pairs with the Release store in `shutdown`.
         if ev.stop.load(Ordering::Acquire) {
@@ -84,9 +86,10 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
             (Origin::ThisProcess, &mut local),
             (Origin::ThisNode, &mut inbound),
         ] {
+            let pools = &mut st.pools;
             let n = consumer.drain(BATCH, |kind, bytes| {
                 if kind == RECORD_EVENT {
-                    batch.push(EventMsg::decode(bytes).map_err(|e| e.to_string()));
+                    batch.push(decode(pools, source, bytes));
                 }
             });
             work += n;
@@ -113,24 +116,48 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
     }
 }
 
+/// Decodes a record from `source` in place into a pooled event (no copy
+/// of the record, no allocation once the pools are warm).
+fn decode(
+    pools: &mut Pools,
+    source: Origin,
+    bytes: &[u8],
+) -> std::result::Result<Arc<EventMsg>, String> {
+    let mut slot = pools.msg();
+    if Arc::get_mut(&mut slot).is_none() {
+        // the pool only holds unshared events: not reached
+        slot = Arc::new(EventMsg::new(Status::SUCCESS, DataRange::PROC_LOCAL));
+    }
+    let Some(msg) = Arc::get_mut(&mut slot) else {
+        return Err("a fresh event is shared".into());
+    };
+    if let Err(e) = msg.decode_in_place(bytes, &mut pools.names) {
+        pools.give_msg(slot);
+        return Err(e.to_string());
+    }
+    if source == Origin::ThisProcess {
+        // the in-process queue is only written by this process
+        msg.origin = Origin::ThisProcess;
+    } else if msg.origin == Origin::ThisProcess {
+        // another process cannot claim to be this one
+        msg.origin = Origin::ThisNode;
+    }
+    Ok(slot)
+}
+
 /// One decoded record from a ring.
 fn record(
     ev: &Arc<Events>,
     st: &mut Local,
-    source: Origin,
-    decoded: std::result::Result<EventMsg, String>,
+    _source: Origin,
+    decoded: std::result::Result<Arc<EventMsg>, String>,
 ) {
     match decoded {
-        Ok(mut msg) => {
-            if source == Origin::ThisProcess {
-                // the in-process queue is only written by this process
-                msg.origin = Origin::ThisProcess;
-            } else if msg.origin == Origin::ThisProcess {
-                // another process cannot claim to be this one
-                msg.origin = Origin::ThisNode;
-            }
+        Ok(msg) => {
             if st.first_sight(&msg) {
-                dispatch(ev, st, Arc::new(msg), None);
+                dispatch(ev, st, msg, None);
+            } else {
+                st.pools.give_msg(msg);
             }
         }
         // dispatched on the next round, like any internal event
@@ -143,8 +170,8 @@ fn command(ev: &Arc<Events>, st: &mut Local, c: Command) {
         Command::Arm(id) => arm(ev, st, id),
         Command::Continue(run_id, done) => {
             if let Some(mut run) = st.runs.remove(&run_id) {
-                let name = run.waiting_for.take();
-                apply(&mut run, name, done);
+                let key = run.waiting_for.take();
+                apply(&mut run, key.as_ref(), done);
                 advance(ev, st, run);
             }
         }
@@ -174,7 +201,7 @@ fn arm(ev: &Arc<Events>, st: &mut Local, id: HandlerId) {
     for msg in replay {
         let run = Run {
             ev: msg,
-            entries: vec![(id, entry.spec.name.clone(), Arc::clone(&entry.handler))],
+            entries: vec![(id, Arc::clone(&entry.handler))],
             next: 0,
             chain: ChainRun::new(),
             outcome: None,
@@ -194,31 +221,49 @@ pub(crate) fn dispatch(
     // The library first: the user's chain may end early (ACTION_COMPLETE).
     ev.to_library(&msg);
     if !msg.do_not_cache() {
-        st.cache.push_back(Arc::clone(&msg));
-        if st.cache.len() > LOCAL_CACHE {
-            st.cache.pop_front();
+        if st.cache.len() >= LOCAL_CACHE {
+            if let Some(old) = st.cache.pop_front() {
+                st.pools.give_msg(old);
+            }
         }
+        st.cache.push_back(Arc::clone(&msg));
     }
     let chain = ev.chain.load();
-    let entries = chain
-        .matching(&ev.me, &msg.view())
-        .into_iter()
-        .map(|e| (e.id, e.spec.name.clone(), Arc::clone(&e.handler)))
-        .collect();
+    let mut entries = st.pools.entries();
+    let view = msg.view();
+    entries.extend(
+        chain
+            .iter()
+            .filter(|e| accepts(&e.spec, &ev.me, &view))
+            .map(|e| (e.id, Arc::clone(&e.handler))),
+    );
     let run = Run {
         ev: msg,
         entries,
         next: 0,
-        chain: ChainRun::new(),
+        chain: st.pools.chain(),
         outcome,
         waiting_for: None,
     };
     advance(ev, st, run);
 }
 
-fn apply(run: &mut Run, name: Option<String>, d: Done) {
-    run.chain
-        .handler_done(name.as_deref(), d.status, d.updated_prior, d.results);
+fn apply(run: &mut Run, key: Option<&Key>, d: Done) {
+    match key {
+        Some(k) => run
+            .chain
+            .handler_done_keyed(k, d.status, d.updated_prior, d.results),
+        None => run
+            .chain
+            .handler_done(None, d.status, d.updated_prior, d.results),
+    };
+}
+
+/// Gives a finished run's parts back to the pools.
+fn recycle(st: &mut Local, run: Run) {
+    st.pools.give_entries(run.entries);
+    st.pools.give_chain(run.chain);
+    st.pools.give_msg(run.ev);
 }
 
 /// Calls the run's handlers until one completes later, or the chain ends.
@@ -228,14 +273,15 @@ fn advance(ev: &Arc<Events>, st: &mut Local, mut run: Run) {
             if let Some(o) = run.outcome.take() {
                 o(std::mem::take(&mut run.chain).finish());
             }
+            recycle(st, run);
             return;
         }
-        let (id, name, handler) = run.entries[run.next].clone();
+        let (id, handler) = run.entries[run.next].clone();
         run.next += 1;
         if !handler.gate.enter() {
             continue; // not armed yet, or deregistered
         }
-        let handoff = Arc::new(Handoff::new());
+        let handoff = st.pools.handoff();
         let run_id = st.next_run;
         st.next_run += 1;
         let completion = EventCompletion {
@@ -256,9 +302,12 @@ fn advance(ev: &Arc<Events>, st: &mut Local, mut run: Run) {
         let _ = catch_unwind(AssertUnwindSafe(|| (handler.f)(&event, completion)));
         handler.gate.exit();
         match handoff.after_call() {
-            Some(d) => apply(&mut run, name, d),
+            Some(d) => {
+                apply(&mut run, Some(&handler.result_key), d);
+                st.pools.give_handoff(handoff);
+            }
             None => {
-                run.waiting_for = name;
+                run.waiting_for = Some(handler.result_key.clone());
                 st.runs.insert(run_id, run);
                 return;
             }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pmix_core::event::{EventMsg, HandlerId, Outcome};
+use pmix_core::event::{HandlerId, Outcome};
 use pmix_core::{DataRange, Error, Info, Proc, Result, Status};
 use pmix_shm::ring::{Ring, RingParams};
 
@@ -103,8 +103,13 @@ impl ProcessEvents {
         outcome: Option<Box<dyn FnOnce(Outcome) + Send>>,
     ) -> Result<()> {
         let ev = self.ev();
-        let msg = EventMsg::for_notify(status, Some(ev.me.clone()), DataRange::PROC_LOCAL, info)?;
-        ev.notify_local(msg, outcome)
+        super::notify::with_draft(
+            status,
+            Some(ev.me.clone()),
+            DataRange::PROC_LOCAL,
+            info,
+            |msg| ev.notify_local_draft(msg, outcome),
+        )
     }
 }
 

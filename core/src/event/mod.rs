@@ -13,11 +13,13 @@
 //! thread or takes a lock.
 
 mod chain;
+mod names;
 mod registration;
 mod results;
 mod wire;
 
 pub use chain::{accepts, Chain, Entry, HandlerId};
+pub use names::{NameCache, NAME_CACHE_ENTRIES};
 pub use registration::{Category, Filters, Placement, RegistrationSpec};
 pub use results::{ChainRun, Outcome, Step, Termination};
 pub use wire::{EventId, EventMsg, RECORD_EVENT};

@@ -119,14 +119,27 @@ impl ChainRun {
         updated_prior: Option<Vec<Info>>,
         returned: Vec<Info>,
     ) -> Step {
-        if let Some(prior) = updated_prior {
-            self.results = prior;
-        }
         // The key cannot fail: a registered name was validated as a key.
         let key = crate::Key::new(name.unwrap_or(""))
             .unwrap_or_else(|_| crate::Key::new("").expect("the empty key is always valid"));
+        self.handler_done_keyed(&key, status, updated_prior, returned)
+    }
+
+    /// As [`handler_done`](Self::handler_done), with the handler's result
+    /// key (its name, or the empty key) already built: no allocation when
+    /// the results array has room and the handler returned nothing.
+    pub fn handler_done_keyed(
+        &mut self,
+        key: &crate::Key,
+        status: Status,
+        updated_prior: Option<Vec<Info>>,
+        returned: Vec<Info>,
+    ) -> Step {
+        if let Some(prior) = updated_prior {
+            self.results = prior;
+        }
         self.results.push(Info {
-            key,
+            key: key.clone(),
             value: Value::Status(status),
             flags: InfoFlags::NONE,
         });
@@ -139,6 +152,15 @@ impl ChainRun {
         } else {
             Step::Continue
         }
+    }
+
+    /// Back to a run before any handler, keeping the results array's
+    /// memory (for a dispatcher that reuses runs).
+    pub fn reset(&mut self) {
+        self.results.clear();
+        self.termination = Termination::default();
+        self.handlers_run = 0;
+        self.stopped = false;
     }
 
     /// Ends the run.

@@ -9,9 +9,11 @@
 //! Every byte comes from another process, so [`EventMsg::decode`] checks
 //! everything and never panics (fuzz target `event_decode`).
 
-use super::{EventView, Origin};
+use super::{EventView, NameCache, Origin};
 use crate::codec::{Decoder, Encoder};
-use crate::{attrs, DataRange, Error, Info, Proc, Result, Status};
+use crate::{
+    attrs, DataRange, DataType, Error, Info, InfoFlags, Proc, Rank, Result, Status, Value,
+};
 
 /// The ring record kind of an event (the `kind` of `Ring::try_push`).
 pub const RECORD_EVENT: u16 = 1;
@@ -84,6 +86,29 @@ fn unpack(msg: String) -> Error {
     Error::with_context(Status::ERR_UNPACK_FAILURE, msg)
 }
 
+/// A proc as the codec encodes it, its namespace from `names`.
+fn get_proc(d: &mut Decoder<'_>, names: &mut NameCache) -> Result<Proc> {
+    let ns = d.get_str()?;
+    let nspace = names
+        .nspace(ns)
+        .map_err(|e| unpack(format!("bad nspace: {e}")))?;
+    Ok(Proc {
+        nspace,
+        rank: Rank(d.get_u32()?),
+    })
+}
+
+/// A value; a proc's namespace (a custom range, an affected proc) comes
+/// from `names`.
+fn get_value(d: &mut Decoder<'_>, names: &mut NameCache) -> Result<Value> {
+    let mut peek = d.clone();
+    if DataType(peek.get_u16()?) == DataType::PROC {
+        *d = peek;
+        return Ok(Value::Proc(get_proc(d, names)?));
+    }
+    d.get_value()
+}
+
 impl EventMsg {
     /// A bare event (no source, no info, id 0), for building and tests.
     pub fn new(status: Status, range: DataRange) -> EventMsg {
@@ -113,40 +138,64 @@ impl EventMsg {
         range: DataRange,
         info: &[Info],
     ) -> Result<EventMsg> {
+        let mut ev = EventMsg::new(status, range);
+        ev.refill_for_notify(status, source, range, info)?;
+        Ok(ev)
+    }
+
+    /// As [`for_notify`](Self::for_notify), into `self` (every field set
+    /// again; the id is zeroed), reusing its lists' memory: a notifier
+    /// that keeps one event allocates nothing for infos without heap data
+    /// (a custom range still builds its proc list).
+    ///
+    /// # Errors
+    /// As [`for_notify`](Self::for_notify); `self` is then unspecified.
+    pub fn refill_for_notify(
+        &mut self,
+        status: Status,
+        source: Option<Proc>,
+        range: DataRange,
+        info: &[Info],
+    ) -> Result<()> {
         if !range.is_known() || range == DataRange::UNDEF {
             return Err(Error::bad_param(format!(
                 "notify: {range} is not an event range"
             )));
         }
         attrs::check_all(info)?;
-        let mut custom = None;
+        self.custom_range.clear();
+        let mut custom = false;
         for i in info.iter().filter(|i| i.is(attrs::EVENT_CUSTOM_RANGE)) {
-            custom
-                .get_or_insert_with(Vec::new)
-                .extend(super::registration::procs_of(i)?);
+            custom = true;
+            match &i.value {
+                Value::Proc(p) => self.custom_range.push(p.clone()),
+                _ => {
+                    let procs = super::registration::procs_of(i)?;
+                    self.custom_range.extend(procs);
+                }
+            }
         }
-        match (range == DataRange::CUSTOM, &custom) {
-            (false, Some(_)) => {
+        match (range == DataRange::CUSTOM, custom) {
+            (false, true) => {
                 return Err(Error::bad_param(format!(
                     "notify: PMIX_EVENT_CUSTOM_RANGE given with {range}"
                 )))
             }
-            (true, None) => {
+            (true, false) => {
                 return Err(Error::bad_param(
                     "notify: PMIX_RANGE_CUSTOM needs PMIX_EVENT_CUSTOM_RANGE",
                 ))
             }
             _ => {}
         }
-        Ok(EventMsg {
-            id: EventId::default(),
-            status,
-            source,
-            range,
-            origin: Origin::ThisNode,
-            custom_range: custom.unwrap_or_default(),
-            info: info.to_vec(),
-        })
+        self.id = EventId::default();
+        self.status = status;
+        self.source = source;
+        self.range = range;
+        self.origin = Origin::ThisNode;
+        self.info.clear();
+        self.info.extend_from_slice(info);
+        Ok(())
     }
 
     /// The event as the matching rules see it.
@@ -228,27 +277,57 @@ impl EventMsg {
     /// `PMIX_ERR_UNPACK_FAILURE` (or the codec's errors) for anything
     /// malformed.
     pub fn decode_from(d: &mut Decoder<'_>) -> Result<EventMsg> {
-        let id = EventId {
+        let mut ev = EventMsg::new(Status::SUCCESS, DataRange::PROC_LOCAL);
+        ev.decode_fields(d, &mut NameCache::disabled())?;
+        Ok(ev)
+    }
+
+    /// Decodes a whole buffer holding exactly one event into `self`,
+    /// reusing its lists' memory and taking namespaces and keys from
+    /// `names`: with the names cached and values without heap data, this
+    /// allocates nothing. On an error `self` holds a partial event and must
+    /// not be used (decode again into it).
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode).
+    pub fn decode_in_place(&mut self, bytes: &[u8], names: &mut NameCache) -> Result<()> {
+        let mut d = Decoder::new(bytes);
+        self.decode_fields(&mut d, names)?;
+        d.expect_end()
+    }
+
+    fn decode_fields(&mut self, d: &mut Decoder<'_>, names: &mut NameCache) -> Result<()> {
+        self.id = EventId {
             origin: d.get_u64()?,
             seq: d.get_u64()?,
         };
-        let status = Status(d.get_i32()?);
-        let range = DataRange(d.get_u8()?);
-        let origin = Origin::from_u8(d.get_u8()?)?;
-        let source = match d.get_u8()? {
+        self.status = Status(d.get_i32()?);
+        self.range = DataRange(d.get_u8()?);
+        self.origin = Origin::from_u8(d.get_u8()?)?;
+        self.source = match d.get_u8()? {
             0 => None,
-            1 => Some(d.get_proc()?),
+            1 => Some(get_proc(d, names)?),
             b => return Err(unpack(format!("bad source flag {b}"))),
         };
-        Ok(EventMsg {
-            id,
-            status,
-            source,
-            range,
-            origin,
-            custom_range: d.get_procs()?,
-            info: d.get_infos()?,
-        })
+        self.custom_range.clear();
+        let n = d.get_count("proc list", 8)?;
+        for _ in 0..n {
+            let p = get_proc(d, names)?;
+            self.custom_range.push(p);
+        }
+        self.info.clear();
+        // key length (4) + flags (4) + type (2), at least
+        let n = d.get_count("info list", 10)?;
+        for _ in 0..n {
+            let key = d.get_str()?;
+            let key = names
+                .key(key)
+                .map_err(|e| unpack(format!("bad key: {e}")))?;
+            let flags = InfoFlags(d.get_u32()?);
+            let value = get_value(d, names)?;
+            self.info.push(Info { key, value, flags });
+        }
+        Ok(())
     }
 
     /// Decodes a whole buffer holding exactly one event.

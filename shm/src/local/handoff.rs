@@ -155,6 +155,13 @@ impl<R> Handoff<R> {
         None
     }
 
+    /// Back to a fresh handoff, for reuse by a dispatcher that holds the
+    /// only reference (e.g. through `Arc::get_mut`): exclusive access means
+    /// no completer can still reach it.
+    pub fn reset(&mut self) {
+        *self = Handoff::new();
+    }
+
     /// Whether a completion has been handed over (`complete` was called).
     pub fn is_completed(&self) -> bool {
         // ORDERING: Relaxed — a snapshot; nothing is read through it.
