@@ -231,6 +231,11 @@ impl ReplyTo {
         &self.link.proc
     }
 
+    /// Whether the asking client's connection has ended.
+    pub(crate) fn requester_gone(&self) -> bool {
+        self.link.ended().is_some()
+    }
+
     /// Sends `reply`.
     pub(crate) fn send(&self, reply: &Reply) {
         self.link.reply(self.msg_type, self.tag, reply);

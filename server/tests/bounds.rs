@@ -180,3 +180,40 @@ fn a_hello_dripped_a_byte_every_2_s_is_dropped_at_the_deadline() {
     dripper.join().unwrap();
     server.finalize();
 }
+
+/// `get`s held for a peer's commit are dropped when the client that asked
+/// goes: nobody reads their answers, and they must not count against the
+/// rank's next connection (found by the request-dispatch fuzzer).
+#[test]
+fn gets_held_for_a_departed_client_are_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path(), Arc::new(NullHost), |_| {});
+    register(&server, "h", 2);
+    let mut c = RawClient::connect(&server, &p("h", 0));
+    for tag in 1..=8 {
+        c.send(
+            &Request::Get {
+                proc: p("h", 1),
+                key: "never.committed".into(),
+                info: Vec::new(),
+            },
+            tag,
+        );
+    }
+    let end = Instant::now() + abuse::WAIT;
+    while server.held_requests() < 8 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(server.held_requests(), 8, "the gets were not held");
+    drop(c);
+    let t = Instant::now();
+    while server.held_requests() != 0 && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    println!(
+        "8 held gets: {} left {:?} after their client went",
+        server.held_requests(),
+        t.elapsed()
+    );
+    assert_eq!(server.held_requests(), 0);
+}

@@ -41,6 +41,9 @@ pub(crate) enum Outcome {
 pub(crate) struct Hold {
     /// The client that asked (`None`: the host, for another node).
     pub(crate) by: Option<Proc>,
+    /// Whether the asking client's connection has ended (then nobody
+    /// waits for the answer and the request is dropped).
+    pub(crate) requester_gone: Option<Box<dyn Fn() -> bool + Send>>,
     pub(crate) proc: Proc,
     pub(crate) want: Want,
     pub(crate) deadline: Option<Instant>,

@@ -53,7 +53,7 @@ fn check(inner: &Inner, proc: &Proc, want: &Want) -> Option<Outcome> {
 /// Answers `done` now when it can (or must: `wait == false`), else holds it.
 fn answer_or_hold(
     inner: &Arc<Inner>,
-    by: Option<Proc>,
+    by: Option<(Proc, Box<dyn Fn() -> bool + Send>)>,
     proc: Proc,
     want: Want,
     wait: bool,
@@ -66,9 +66,14 @@ fn answer_or_hold(
     if let Some(out) = check(inner, &proc, &want) {
         return done(out);
     }
+    let (by, requester_gone) = match by {
+        Some((p, gone)) => (Some(p), Some(gone)),
+        None => (None, None),
+    };
     let held = inner.commits.hold(
         Hold {
             by,
+            requester_gone,
             proc,
             want,
             deadline,
@@ -107,6 +112,11 @@ fn poll(inner: &Arc<Inner>) {
         let mut keep = Vec::new();
         let mut fire = Vec::new();
         for h in held {
+            if h.requester_gone.as_ref().is_some_and(|gone| gone()) {
+                // Its client is gone: nobody reads the answer, and it
+                // must not count against the rank's next connection.
+                continue;
+            }
             if stopping {
                 fire.push((h.done, Outcome::Stopped));
             } else if let Some(out) = check(inner, &h.proc, &h.want) {
@@ -216,9 +226,10 @@ pub(crate) fn get(inner: &Arc<Inner>, to: ReplyTo, proc: Proc, key: String, info
     if local {
         // A local proc, registered or departed: wait for its commit.
         let (p, k) = (proc.clone(), key.clone());
+        let asker = to.clone();
         return answer_or_hold(
             inner,
-            Some(to.proc().clone()),
+            Some((to.proc().clone(), Box::new(move || asker.requester_gone()))),
             proc,
             Want::Key(key),
             !no_wait,
