@@ -93,12 +93,12 @@ impl Commits {
     /// Holds `h`; `true` when no poller runs yet (the caller starts one).
     /// A client's request is given back, with the count, when `limit` of
     /// that client's requests are held already.
-    pub(crate) fn hold(&self, h: Hold, limit: usize) -> Result<bool, (Hold, usize)> {
+    pub(crate) fn hold(&self, h: Hold, limit: usize) -> Result<bool, (Box<Hold>, usize)> {
         let mut b = self.book.lock();
         if let Some(by) = &h.by {
             let held = b.holds.iter().filter(|x| x.by.as_ref() == Some(by)).count();
             if held >= limit {
-                return Err((h, held));
+                return Err((Box::new(h), held));
             }
         }
         b.holds.push(h);
