@@ -94,7 +94,7 @@ impl ProcessEvents {
     /// chain's outcome once it ran.
     ///
     /// # Errors
-    /// Those of [`EventMsg::for_notify`]; `PMIX_ERR_OUT_OF_RESOURCE` when
+    /// Those of [`EventMsg::for_notify`](pmix_core::event::EventMsg::for_notify); `PMIX_ERR_OUT_OF_RESOURCE` when
     /// the queue stayed full.
     pub fn notify(
         &self,
