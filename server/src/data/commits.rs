@@ -93,6 +93,7 @@ impl Commits {
     /// Holds `h`; `true` when no poller runs yet (the caller starts one).
     /// A client's request is given back, with the count, when `limit` of
     /// that client's requests are held already.
+    #[allow(clippy::result_large_err)]
     pub(crate) fn hold(&self, h: Hold, limit: usize) -> Result<bool, (Hold, usize)> {
         let mut b = self.book.lock();
         if let Some(by) = &h.by {
