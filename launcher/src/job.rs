@@ -302,7 +302,8 @@ impl Supervisor {
             return Err(internal(format!("cannot register job {nspace}: {e}")));
         }
         setup.events.add_job(&nspace, plan.size);
-        let (mut procs, err) = launcher.launch(number, &nspace, plan.size, &plan.procs);
+        let to_tool = (plan.fwd_channels != 0).then_some((&req.requestor, plan.fwd_channels));
+        let (mut procs, err) = launcher.launch(number, &nspace, plan.size, &plan.procs, to_tool);
         if let Some(e) = err {
             procs.kill_and_reap();
             release(&setup.server, &ranks, &nspace);
@@ -599,7 +600,7 @@ pub fn run(opts: &Options) -> i32 {
                 stdin: rank == 0 && stdin_ok,
             })
             .collect();
-        let (procs, err) = launcher.launch(1, &setup.nspace, opts.np, &plans);
+        let (procs, err) = launcher.launch(1, &setup.nspace, opts.np, &plans, None);
         sup.jobs.push(JobRun {
             number: 1,
             nspace: setup.nspace.clone(),

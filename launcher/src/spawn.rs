@@ -57,6 +57,9 @@ pub(crate) struct SpawnPlan {
     /// `PMIX_DEBUG_STOP_IN_INIT`: the ranks held in init for a debugger
     /// (`debugger.rs`).
     pub debug_wait: Option<Vec<usize>>,
+    /// `PMIX_FWD_STDOUT` / `PMIX_FWD_STDERR`: the channels whose lines go
+    /// to the requestor instead of pmixrun's streams.
+    pub fwd_channels: u16,
 }
 
 /// Where the spawned job lives.
@@ -202,7 +205,21 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
             .filter(|s| *s > 0)
             .map(|s| std::time::Duration::from_secs(s.unsigned_abs())),
         debug_wait,
+        fwd_channels: fwd_channels(&req.job_info),
     })
+}
+
+/// The channel bits of `PMIX_FWD_STDOUT` and `PMIX_FWD_STDERR` in `infos`.
+fn fwd_channels(infos: &[Info]) -> u16 {
+    use pmix_core::proto::iof::{STDERR_CHANNEL, STDOUT_CHANNEL};
+    let mut c = 0;
+    if flag(infos, attrs::FWD_STDOUT) {
+        c |= STDOUT_CHANNEL;
+    }
+    if flag(infos, attrs::FWD_STDERR) {
+        c |= STDERR_CHANNEL;
+    }
+    c
 }
 
 /// Rewrites single-app job data for several apps of `sizes` processes

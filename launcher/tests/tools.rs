@@ -328,3 +328,101 @@ fn a_tool_spawns_a_job_held_in_init_and_releases_it_after_ready_for_debug() {
     let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// UC-15: a tool spawns a job with `PMIX_FWD_STDOUT` and pulls its
+/// stdout (`PMIx_IOF_pull`): the ranks' lines reach the tool's handler,
+/// tagged with their source, and not pmixrun's stdout.
+#[test]
+fn a_tool_gets_the_stdout_of_a_job_it_spawned_with_fwd_stdout_instead_of_pmixrun() {
+    use pmix_core::proto::iof::STDOUT_CHANNEL;
+    use std::sync::mpsc;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let pidfile = tmp.path().join("pid");
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", "1"])
+        .arg(example("toolee"))
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let Some(pid) = common::reported_pid(&pidfile) else {
+        let _ = job.kill();
+        let _ = job.wait();
+        panic!("pmixrun wrote no --report-pid file");
+    };
+    let t = attach_by_pid(tmp.path(), pid);
+    let c = t.client().unwrap();
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let ready_tx = std::sync::Mutex::new(ready_tx);
+    c.register_event_handler(&[Status::READY_FOR_DEBUG], &[], move |_, done| {
+        let _ = ready_tx.lock().unwrap().send(());
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap();
+    let app = pmix_core::App {
+        cmd: example("pastinit").to_string_lossy().into_owned(),
+        maxprocs: 2,
+        ..Default::default()
+    };
+    // Held in init, so that the pull is in place before the first line.
+    let ns = c
+        .spawn(
+            &[
+                info(attrs::DEBUG_STOP_IN_INIT, true),
+                info(attrs::FWD_STDOUT, true),
+            ],
+            &[app],
+        )
+        .unwrap();
+    ready_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("READY_FOR_DEBUG");
+    let target = pmix_core::Proc::new(ns.as_str(), pmix_core::Rank::WILDCARD).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let id = c
+        .iof_pull(
+            std::slice::from_ref(&target),
+            STDOUT_CHANNEL,
+            move |src, chan, bytes| {
+                let line = String::from_utf8_lossy(bytes).into_owned();
+                let _ = tx.lock().unwrap().send((src.clone(), chan, line));
+            },
+        )
+        .unwrap();
+    let range = info(
+        attrs::EVENT_CUSTOM_RANGE,
+        Value::DataArray(Box::new(pmix_core::DataArray::from_procs(vec![target]))),
+    );
+    c.notify_event(Status::DEBUGGER_RELEASE, DataRange::CUSTOM, &[range])
+        .unwrap();
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        let (src, chan, line) = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("forwarded output: only {got:?}"));
+        assert_eq!(src.nspace, ns, "{line}");
+        assert_eq!(chan, STDOUT_CHANNEL);
+        assert_eq!(line, format!("past init {}\n", src.rank.0));
+        got.push(src.rank.0);
+    }
+    got.sort_unstable();
+    assert_eq!(got, [0, 1]);
+    c.iof_deregister(id).unwrap();
+    assert_eq!(
+        c.iof_deregister(id).unwrap_err().status(),
+        Status::ERR_NOT_FOUND
+    );
+    release(&t);
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+    let shown = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        !shown.contains("past init"),
+        "pmixrun showed the forwarded lines itself: {shown}"
+    );
+}
