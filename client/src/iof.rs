@@ -19,8 +19,9 @@ use pmix_core::{Error, Proc, Result, Status};
 
 use crate::Client;
 
-/// A handler of forwarded output: source, channel bits, bytes.
-pub type IofHandler = Arc<dyn Fn(&Proc, u16, &[u8]) + Send + Sync>;
+/// A handler of forwarded output: its id, the source, the channel bit,
+/// the bytes.
+pub type IofHandler = Arc<dyn Fn(u32, &Proc, u16, &[u8]) + Send + Sync>;
 
 /// This process's IOF handlers, by id.
 #[derive(Default)]
@@ -33,12 +34,12 @@ impl IofHandlers {
     /// Delivers `chunk` (on the reader thread): to its handlers, or to
     /// this process's own stream when it names none that is still here.
     pub(crate) fn deliver(&self, chunk: &IofChunk) {
-        let hs: Vec<IofHandler> = {
+        let hs: Vec<(u32, IofHandler)> = {
             let h = self.handlers.lock();
             chunk
                 .ids
                 .iter()
-                .filter_map(|id| h.get(id).cloned())
+                .filter_map(|id| h.get(id).map(|f| (*id, Arc::clone(f))))
                 .collect()
         };
         if hs.is_empty() {
@@ -55,15 +56,16 @@ impl IofHandlers {
             let _ = r;
             return;
         }
-        for h in hs {
-            h(&chunk.source, chunk.channel, &chunk.data);
+        for (id, h) in hs {
+            h(id, &chunk.source, chunk.channel, &chunk.data);
         }
     }
 }
 
 impl Client {
     /// `PMIx_IOF_pull`: runs `handler` (on the connection's reader thread;
-    /// keep it short) with every chunk of output that `procs` (a wildcard
+    /// keep it short, and make no blocking PMIx call in it) with its id,
+    /// the source, the channel and the bytes of every chunk of output that `procs` (a wildcard
     /// rank: the whole namespace) write on the `channels` bits
     /// (`pmix_core::proto::iof::STDOUT_CHANNEL`, `STDERR_CHANNEL`) from now
     /// on, as the server's host forwards it. Returns the handler's id for
@@ -77,7 +79,7 @@ impl Client {
         &self,
         procs: &[Proc],
         channels: u16,
-        handler: impl Fn(&Proc, u16, &[u8]) + Send + Sync + 'static,
+        handler: impl Fn(u32, &Proc, u16, &[u8]) + Send + Sync + 'static,
     ) -> Result<u32> {
         if self.inner.caps & caps::TOOL == 0 {
             return Err(Error::with_context(

@@ -388,7 +388,7 @@ fn a_tool_gets_the_stdout_of_a_job_it_spawned_with_fwd_stdout_instead_of_pmixrun
         .iof_pull(
             std::slice::from_ref(&target),
             STDOUT_CHANNEL,
-            move |src, chan, bytes| {
+            move |_, src, chan, bytes| {
                 let line = String::from_utf8_lossy(bytes).into_owned();
                 let _ = tx.lock().unwrap().send((src.clone(), chan, line));
             },
