@@ -564,12 +564,35 @@ pub fn run(opts: &Options) -> i32 {
         setup.teardown();
         return EXIT_INTERNAL;
     }
+    let rndz = match crate::indirect::Rendezvous::connect_back() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("pmixrun: cannot connect back to the tool that started it: {e}");
+            setup.teardown();
+            return EXIT_INTERNAL;
+        }
+    };
+    let mut base_env = launch_env(opts, &setup.hostname);
+    if let Some((_, directives)) = &rndz {
+        match base_env.with_directives(directives, &[], |k| std::env::var(k).ok()) {
+            Ok(e) => base_env = e,
+            Err(e) => {
+                eprintln!("pmixrun: the tool's PMIX_LAUNCH_DIRECTIVES: {e}");
+                if let Some((r, _)) = rndz {
+                    r.finish();
+                }
+                setup.teardown();
+                return EXIT_INTERNAL;
+            }
+        }
+    }
+    let rndz = rndz.map(|(r, _)| r);
     let mut sup = Supervisor {
         jobs: Vec::new(),
         failure: None,
         ending: false,
         spawn_slots: opts.spawn_slots,
-        base_env: launch_env(opts, &setup.hostname),
+        base_env,
         next_job: 2,
     };
     let mut fwd = Forwarders::new();
@@ -618,6 +641,8 @@ pub fn run(opts: &Options) -> i32 {
         });
         if let Some(e) = err {
             sup.job_failed(0, e.failure);
+        } else if let Some(r) = &rndz {
+            r.launched(&setup.nspace);
         }
         let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
         sup.run(&setup, &mut launcher, deadline);
@@ -641,6 +666,9 @@ pub fn run(opts: &Options) -> i32 {
         if let Some(note) = mpi_env::singleton_note(&opts.program, opts.np, any_connected) {
             eprintln!("{note}");
         }
+    }
+    if let Some(r) = rndz {
+        r.finish();
     }
     // The watchdog stays until the directories are gone.
     setup.teardown();

@@ -113,6 +113,7 @@ mod cli;
 mod debugger;
 mod failure;
 mod host;
+mod indirect;
 mod job;
 mod keepalive;
 mod launch;

@@ -426,3 +426,105 @@ fn a_tool_gets_the_stdout_of_a_job_it_spawned_with_fwd_stdout_instead_of_pmixrun
         "pmixrun showed the forwarded lines itself: {shown}"
     );
 }
+
+/// The tool's side of an indirect launch: its own server's host, which
+/// names the launcher and hears its events.
+struct LaunchingTool {
+    launcher_ns: pmix_core::Nspace,
+    events: std::sync::Mutex<std::sync::mpsc::Sender<(Status, Vec<Info>)>>,
+}
+
+impl pmix_server::Host for LaunchingTool {
+    fn tool_connected(&self, _: &[Info], done: pmix_server::Completion<pmix_core::Proc>) {
+        done(Ok(pmix_core::Proc::from_parts(
+            self.launcher_ns.clone(),
+            pmix_core::Rank(0),
+        )));
+    }
+
+    fn notify_event(
+        &self,
+        status: Status,
+        _: &pmix_core::Proc,
+        _: DataRange,
+        info: &[Info],
+        done: pmix_server::Completion<()>,
+    ) {
+        let _ = self.events.lock().unwrap().send((status, info.to_vec()));
+        done(Ok(()));
+    }
+}
+
+/// UC-16: a tool runs a server of its own and starts pmixrun with
+/// `PMIX_LAUNCHER_RNDZ_URI` naming it; pmixrun connects back, raises
+/// `PMIX_LAUNCHER_READY`, applies the tool's `PMIX_LAUNCH_DIRECTIVES`
+/// (an environment directive here) to its ranks and raises
+/// `PMIX_LAUNCH_COMPLETE` with the job's namespace.
+#[test]
+fn pmixrun_connects_back_to_the_tool_that_started_it_and_takes_its_launch_directives() {
+    use pmix_core::{DataArray, Envar, Nspace};
+    use std::sync::mpsc;
+    let tmp = tempfile::tempdir().unwrap();
+    let launcher_ns = Nspace::new(format!("launcher-{}", rand_suffix())).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let host = std::sync::Arc::new(LaunchingTool {
+        launcher_ns: launcher_ns.clone(),
+        events: std::sync::Mutex::new(tx),
+    });
+    let mut cfg = pmix_server::ServerConfig::new(Nspace::new("the-tool").unwrap());
+    cfg.tmpdir = tmp.path().to_path_buf();
+    cfg.max_clients = 4;
+    let server = pmix_server::Server::init(cfg, host).unwrap();
+    let directive = info(
+        attrs::SET_ENVAR,
+        Value::Envar(Envar {
+            envar: "PMIXRS_T_DIRECTED".into(),
+            value: "from-the-tool".into(),
+            separator: 0,
+        }),
+    );
+    let directives = info(
+        attrs::LAUNCH_DIRECTIVES,
+        Value::DataArray(Box::new(DataArray::from_infos(vec![directive]))),
+    );
+    server
+        .register_nspace(&launcher_ns, 1, &[directives])
+        .unwrap();
+    let launcher_tmp = tmp.path().join("launcher");
+    std::fs::create_dir(&launcher_tmp).unwrap();
+    let job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", &launcher_tmp)
+        .env("PMIX_LAUNCHER_RNDZ_URI", server.uri())
+        .args([
+            "--timeout",
+            "60",
+            "-n",
+            "2",
+            "printenv",
+            "PMIXRS_T_DIRECTED",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = job.id();
+    let next = |what: &str| {
+        rx.recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no {what} from pmixrun"))
+    };
+    let (ready, _) = next("PMIX_LAUNCHER_READY");
+    assert_eq!(ready, Status::LAUNCHER_READY);
+    let (complete, infos) = next("PMIX_LAUNCH_COMPLETE");
+    assert_eq!(complete, Status::LAUNCH_COMPLETE);
+    let ns = infos
+        .iter()
+        .find(|i| i.is(attrs::NSPACE))
+        .map(|i| format!("{:?}", i.value))
+        .expect("PMIX_NSPACE with PMIX_LAUNCH_COMPLETE");
+    assert!(ns.contains(&format!("pmixrun-{pid}-job")), "{ns}");
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("from-the-tool").count(), 2, "{}", text(&o));
+    server.stop();
+}
