@@ -275,7 +275,14 @@ impl Supervisor {
         let name = format!("{}{number}", setup.nspace.as_str());
         let nspace = Nspace::new(&name)?;
         let nsdir = setup.dirs.add_job(&nspace).map_err(internal)?;
+        let jobs: Vec<(Nspace, u32)> = self
+            .jobs
+            .iter()
+            .filter(|j| !j.finished)
+            .map(|j| (j.nspace.clone(), j.procs.procs.len() as u32))
+            .collect();
         let ctx = SpawnContext {
+            jobs: &jobs,
             nspace: &nspace,
             hostname: &setup.hostname,
             dirs: (setup.dirs.tmpdir(), &nsdir),

@@ -110,6 +110,7 @@
 
 mod children;
 mod cli;
+mod debug_daemons;
 mod debugger;
 mod failure;
 mod host;

@@ -75,6 +75,8 @@ pub(crate) struct SpawnContext<'a> {
     pub base_env: &'a EnvEdits,
     /// Spawned processes that may still start.
     pub slots_left: u32,
+    /// pmixrun's jobs and their sizes (debug targets).
+    pub jobs: &'a [(Nspace, u32)],
 }
 
 fn flag(infos: &[Info], key: &str) -> bool {
@@ -95,8 +97,24 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
     if req.apps.is_empty() {
         return Err(Error::bad_param("spawn: no application given"));
     }
+    let daemons = crate::debug_daemons::placement(&req.job_info, req.apps.len(), ctx.jobs)?;
+    let placed: Vec<pmix_core::App>;
+    let apps: &[pmix_core::App] = match daemons.as_ref().and_then(|d| d.count) {
+        Some(n) => {
+            placed = req
+                .apps
+                .iter()
+                .map(|a| pmix_core::App {
+                    maxprocs: n as _,
+                    ..a.clone()
+                })
+                .collect();
+            &placed
+        }
+        None => &req.apps,
+    };
     let mut size: u64 = 0;
-    for (i, a) in req.apps.iter().enumerate() {
+    for (i, a) in apps.iter().enumerate() {
         if a.cmd.is_empty() {
             return Err(Error::bad_param(format!("spawn: app {i} has no command")));
         }
@@ -120,7 +138,7 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
     let size = size as u32;
     let base = |k: &str| std::env::var(k).ok();
     let mut procs = Vec::with_capacity(size as usize);
-    for a in &req.apps {
+    for a in apps {
         let mut env = ctx.base_env.clone();
         for entry in &a.env {
             match entry.split_once('=') {
@@ -176,6 +194,9 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
         Value::Proc(req.requestor.clone()),
     )?);
     infos.push(Info::new(attrs::SPAWNED, Value::Bool(true))?);
+    if let Some(d) = daemons {
+        infos.extend(d.infos);
+    }
     // A debugger's spawn: the ranks wait in init (the client reads it).
     let stop = pmix_core::info::find(&req.job_info, attrs::DEBUG_STOP_IN_INIT)
         .and_then(|i| crate::debugger::spawn_targets(&i.value, size).map(|t| (i.value.clone(), t)));
@@ -186,13 +207,10 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
         }
         None => None,
     };
-    if req.apps.len() > 1 {
+    if apps.len() > 1 {
         number_apps(
             &mut infos,
-            &req.apps
-                .iter()
-                .map(|a| a.maxprocs as u32)
-                .collect::<Vec<_>>(),
+            &apps.iter().map(|a| a.maxprocs as u32).collect::<Vec<_>>(),
         )?;
     }
     Ok(SpawnPlan {

@@ -528,3 +528,96 @@ fn pmixrun_connects_back_to_the_tool_that_started_it_and_takes_its_launch_direct
     assert_eq!(out.matches("from-the-tool").count(), 2, "{}", text(&o));
     server.stop();
 }
+
+/// UC-13: a tool co-launches debugger daemons through spawn
+/// (`PMIX_DEBUGGER_DAEMONS` + `PMIX_DEBUG_TARGET`): with
+/// `PMIX_DEBUG_DAEMONS_PER_PROC` 2 against a 2-rank job, 4 daemons run,
+/// each reading its target and placement from its job data; with
+/// `PMIX_DEBUG_DAEMONS_PER_NODE` 1, one; a target pmixrun does not run is
+/// `PMIX_ERR_NOT_FOUND`.
+#[test]
+fn a_tool_co_launches_debugger_daemons_placed_per_proc_and_per_node() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let pidfile = tmp.path().join("pid");
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", "2"])
+        .arg(example("toolee"))
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let Some(pid) = common::reported_pid(&pidfile) else {
+        let _ = job.kill();
+        let _ = job.wait();
+        panic!("pmixrun wrote no --report-pid file");
+    };
+    let t = attach_by_pid(tmp.path(), pid);
+    let c = t.client().unwrap();
+    let target_ns = format!("pmixrun-{pid}-job");
+    let target = pmix_core::Proc::new(&target_ns, pmix_core::Rank::WILDCARD).unwrap();
+    let app = pmix_core::App {
+        cmd: example("dbgdaemon").to_string_lossy().into_owned(),
+        maxprocs: 1,
+        ..Default::default()
+    };
+    let daemons = |placement: Info, target: &pmix_core::Proc| {
+        c.spawn(
+            &[
+                info(attrs::DEBUGGER_DAEMONS, true),
+                info(attrs::DEBUG_TARGET, Value::Proc(target.clone())),
+                placement,
+            ],
+            std::slice::from_ref(&app),
+        )
+    };
+    let per_proc = daemons(
+        info(attrs::DEBUG_DAEMONS_PER_PROC, Value::Uint16(2)),
+        &target,
+    )
+    .unwrap();
+    let per_node = daemons(
+        info(attrs::DEBUG_DAEMONS_PER_NODE, Value::Uint16(1)),
+        &target,
+    )
+    .unwrap();
+    let elsewhere = pmix_core::Proc::new("not-a-job-here", pmix_core::Rank::WILDCARD).unwrap();
+    let err = daemons(
+        info(attrs::DEBUG_DAEMONS_PER_NODE, Value::Uint16(1)),
+        &elsewhere,
+    )
+    .unwrap_err();
+    assert_eq!(err.status(), Status::ERR_NOT_FOUND, "{err}");
+    assert_ne!(per_proc, per_node);
+    let daemon_lines = || -> Vec<String> {
+        let all = std::fs::read_to_string(&out).unwrap_or_default();
+        all.lines()
+            .filter(|l| l.starts_with("daemon "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let t0 = Instant::now();
+    while daemon_lines().len() < 5 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "daemons so far: {}",
+            std::fs::read_to_string(&out).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let lines = daemon_lines();
+    let target_s = format!("target {target_ns}:{:?}", pmix_core::Rank::WILDCARD);
+    for r in 0..4 {
+        let want = format!("daemon {r} of 4 {target_s} per-proc 2 serves {}", r / 2);
+        assert!(lines.contains(&want), "{want} missing: {lines:?}");
+    }
+    let want = format!("daemon 0 of 1 {target_s} per-proc 0 serves all");
+    assert!(lines.contains(&want), "{want} missing: {lines:?}");
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    release(&t);
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+}
