@@ -621,3 +621,53 @@ fn a_tool_co_launches_debugger_daemons_placed_per_proc_and_per_node() {
     let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// UC-15, fault: the requestor of a `PMIX_FWD_STDOUT` job goes away
+/// before the job writes: pmixrun shows the lines itself, none is lost.
+#[test]
+fn forwarded_lines_fall_back_to_pmixrun_when_the_requestor_is_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let pidfile = tmp.path().join("pid");
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", "1"])
+        .arg(example("toolee"))
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let Some(pid) = common::reported_pid(&pidfile) else {
+        let _ = job.kill();
+        let _ = job.wait();
+        panic!("pmixrun wrote no --report-pid file");
+    };
+    let t = attach_by_pid(tmp.path(), pid);
+    let app = pmix_core::App {
+        cmd: "/bin/sh".into(),
+        argv: vec!["sh".into(), "-c".into(), "sleep 0.5; echo late-line".into()],
+        maxprocs: 1,
+        ..Default::default()
+    };
+    t.client()
+        .unwrap()
+        .spawn(&[info(attrs::FWD_STDOUT, true)], &[app])
+        .unwrap();
+    t.finalize().unwrap();
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .contains("late-line")
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the line of a job whose requestor left was lost"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    release(&attach_by_pid(tmp.path(), pid));
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+}
