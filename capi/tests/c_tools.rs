@@ -250,3 +250,48 @@ fn a_c_debugger_holds_a_job_in_init_reads_its_proc_table_and_releases_it() {
     }
     assert!(out.contains("job exit 0"), "{out}");
 }
+
+/// UC-15 through the C API: `tests/c/iof_tool.c` spawns a job with
+/// `PMIX_FWD_STDOUT` from a tool and pulls it with `PMIx_IOF_pull`: the
+/// spawned ranks' lines reach its handler with their source and channel,
+/// not pmixrun's stdout; a second `PMIx_IOF_deregister` is
+/// `PMIX_ERR_NOT_FOUND`.
+#[test]
+fn a_c_tool_pulls_the_stdout_of_a_job_it_spawned_with_fwd_stdout() {
+    let dir = workdir("tool-iof");
+    let (exes, lib) = require!(
+        build_these(&dir, &["iof_tool", "dbg_target"]),
+        "cc and pmix.h"
+    );
+    let tmp = dir.join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let launcher_out = dir.join("launcher.out");
+    let mut cmd = Command::new(&exes[0]);
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .env("TMPDIR", &tmp)
+        .arg(pmixrun())
+        .arg(&exes[1])
+        .arg(dir.join("pid"))
+        .arg(&launcher_out);
+    let ran = run(cmd, &dir, "iof_tool", Duration::from_secs(120));
+    expect_ok(&ran, "iof_tool");
+    let out = &ran.stdout;
+    let child = out
+        .lines()
+        .find_map(|l| l.strip_prefix("pulled "))
+        .and_then(|l| l.split(' ').next())
+        .expect("pulled")
+        .to_owned();
+    for r in 0..2 {
+        let want = format!("iof {child} {r} ch2: past init {r}");
+        assert!(out.lines().any(|l| l == want), "{want} missing:\n{out}");
+    }
+    assert!(out.contains("second deregister: NOT-FOUND"), "{out}");
+    assert!(out.contains("job exit 0"), "{out}");
+    let shown = fs::read_to_string(&launcher_out).unwrap();
+    assert_eq!(
+        shown.matches("past init").count(),
+        1,
+        "pmixrun showed the forwarded lines itself:\n{shown}"
+    );
+}

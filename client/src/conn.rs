@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use pmix_core::codec::frame::{self, Frame, FrameReader};
+use pmix_core::proto::iof::IofChunk;
 use pmix_core::proto::{msg, Hello, Reply, Request, ToolHello, ToolWelcome, Welcome};
 use pmix_core::{Error, Result, Status};
 use pmix_shm::fdpass;
@@ -23,6 +24,8 @@ type Waiter = Box<dyn FnOnce(Reply) + Send>;
 pub(crate) type LostHook = Box<dyn FnOnce() + Send>;
 /// Called when a message from the server cannot be unpacked.
 pub(crate) type CommFailureHook = Box<dyn Fn(String) + Send>;
+/// Called with each chunk of forwarded output (`IOF_DELIVER`).
+pub(crate) type IofHook = Arc<dyn Fn(IofChunk) + Send + Sync>;
 
 /// Where replies go, and whether the server is still there.
 struct Routes {
@@ -30,6 +33,7 @@ struct Routes {
     lost: bool,
     on_lost: Option<LostHook>,
     on_comm_failure: Option<CommFailureHook>,
+    on_iof: Option<IofHook>,
 }
 
 /// The socket to the server.
@@ -177,6 +181,7 @@ pub(crate) fn open(path: &Path, opening: Opening<'_>, timeout: Duration) -> Resu
         lost: false,
         on_lost: None,
         on_comm_failure: None,
+        on_iof: None,
     }));
     let closed = Arc::new(AtomicBool::new(false));
     let lost = Arc::new(AtomicBool::new(false));
@@ -228,7 +233,23 @@ fn reader_loop(
                     w(reply);
                 }
             }
-            // Unsolicited messages (events) come with a later issue.
+            Ok(Some(f)) if f.header.msg_type == msg::IOF_DELIVER => {
+                match IofChunk::decode(&f.body) {
+                    Ok(c) => {
+                        // Cloned out: the handlers run without the lock.
+                        let h = routes.lock().on_iof.clone();
+                        if let Some(h) = h {
+                            h(c);
+                        }
+                    }
+                    Err(e) => {
+                        if let Some(hook) = &routes.lock().on_comm_failure {
+                            hook(format!("forwarded output cannot be unpacked: {e}"));
+                        }
+                    }
+                }
+            }
+            // Other unsolicited messages: none are defined.
             Ok(Some(_)) => {}
             Ok(None) | Err(_) => break,
         }
@@ -330,6 +351,11 @@ impl Conn {
     /// be unpacked.
     pub(crate) fn set_on_comm_failure(&self, hook: CommFailureHook) {
         self.routes.lock().on_comm_failure = Some(hook);
+    }
+
+    /// Installs the hook run with each chunk of forwarded output.
+    pub(crate) fn set_on_iof(&self, hook: IofHook) {
+        self.routes.lock().on_iof = Some(hook);
     }
 
     /// Installs the hook run once if the server goes away without a

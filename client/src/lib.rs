@@ -24,6 +24,7 @@ mod fence_failure;
 mod get_all;
 mod group;
 mod group_ops;
+pub mod iof;
 mod log;
 mod lost;
 mod model;
@@ -215,6 +216,8 @@ pub(crate) struct Inner {
     pub(crate) rings: Vec<OnceLock<Ring>>,
     /// This process's live connects (`connect.rs`).
     pub(crate) connects: Mutex<Vec<connect::Record>>,
+    /// IO forwarding handlers (`iof.rs`).
+    pub(crate) iof: Arc<iof::IofHandlers>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -391,8 +394,15 @@ impl Client {
                 events,
                 rings,
                 connects: Mutex::new(Vec::new()),
+                iof: Arc::default(),
             }),
         };
+        let iof = Arc::downgrade(&client.inner.iof);
+        client.inner.conn.set_on_iof(Arc::new(move |chunk| {
+            if let Some(h) = iof.upgrade() {
+                h.deliver(&chunk);
+            }
+        }));
         if let Some(ev) = &client.inner.events {
             let weak = Arc::downgrade(&client.inner);
             *ev.interest.lock() = Some(Box::new(move |codes, default| {

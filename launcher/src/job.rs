@@ -275,7 +275,14 @@ impl Supervisor {
         let name = format!("{}{number}", setup.nspace.as_str());
         let nspace = Nspace::new(&name)?;
         let nsdir = setup.dirs.add_job(&nspace).map_err(internal)?;
+        let jobs: Vec<(Nspace, u32)> = self
+            .jobs
+            .iter()
+            .filter(|j| !j.finished)
+            .map(|j| (j.nspace.clone(), j.procs.procs.len() as u32))
+            .collect();
         let ctx = SpawnContext {
+            jobs: &jobs,
             nspace: &nspace,
             hostname: &setup.hostname,
             dirs: (setup.dirs.tmpdir(), &nsdir),
@@ -302,7 +309,8 @@ impl Supervisor {
             return Err(internal(format!("cannot register job {nspace}: {e}")));
         }
         setup.events.add_job(&nspace, plan.size);
-        let (mut procs, err) = launcher.launch(number, &nspace, plan.size, &plan.procs);
+        let to_tool = (plan.fwd_channels != 0).then_some((&req.requestor, plan.fwd_channels));
+        let (mut procs, err) = launcher.launch(number, &nspace, plan.size, &plan.procs, to_tool);
         if let Some(e) = err {
             procs.kill_and_reap();
             release(&setup.server, &ranks, &nspace);
@@ -563,12 +571,35 @@ pub fn run(opts: &Options) -> i32 {
         setup.teardown();
         return EXIT_INTERNAL;
     }
+    let rndz = match crate::indirect::Rendezvous::connect_back() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("pmixrun: cannot connect back to the tool that started it: {e}");
+            setup.teardown();
+            return EXIT_INTERNAL;
+        }
+    };
+    let mut base_env = launch_env(opts, &setup.hostname);
+    if let Some((_, directives)) = &rndz {
+        match base_env.with_directives(directives, &[], |k| std::env::var(k).ok()) {
+            Ok(e) => base_env = e,
+            Err(e) => {
+                eprintln!("pmixrun: the tool's PMIX_LAUNCH_DIRECTIVES: {e}");
+                if let Some((r, _)) = rndz {
+                    r.finish();
+                }
+                setup.teardown();
+                return EXIT_INTERNAL;
+            }
+        }
+    }
+    let rndz = rndz.map(|(r, _)| r);
     let mut sup = Supervisor {
         jobs: Vec::new(),
         failure: None,
         ending: false,
         spawn_slots: opts.spawn_slots,
-        base_env: launch_env(opts, &setup.hostname),
+        base_env,
         next_job: 2,
     };
     let mut fwd = Forwarders::new();
@@ -599,7 +630,7 @@ pub fn run(opts: &Options) -> i32 {
                 stdin: rank == 0 && stdin_ok,
             })
             .collect();
-        let (procs, err) = launcher.launch(1, &setup.nspace, opts.np, &plans);
+        let (procs, err) = launcher.launch(1, &setup.nspace, opts.np, &plans, None);
         sup.jobs.push(JobRun {
             number: 1,
             nspace: setup.nspace.clone(),
@@ -617,6 +648,8 @@ pub fn run(opts: &Options) -> i32 {
         });
         if let Some(e) = err {
             sup.job_failed(0, e.failure);
+        } else if let Some(r) = &rndz {
+            r.launched(&setup.nspace);
         }
         let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
         sup.run(&setup, &mut launcher, deadline);
@@ -640,6 +673,9 @@ pub fn run(opts: &Options) -> i32 {
         if let Some(note) = mpi_env::singleton_note(&opts.program, opts.np, any_connected) {
             eprintln!("{note}");
         }
+    }
+    if let Some(r) = rndz {
+        r.finish();
     }
     // The watchdog stays until the directories are gone.
     setup.teardown();

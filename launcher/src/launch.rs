@@ -14,8 +14,9 @@ use pmix_server::Server;
 
 use crate::children::{JobProcs, Rankproc};
 use crate::failure::Failure;
-use crate::output::{tag, Forwarders, Sink};
+use crate::output::{tag, Forwarders, Route, Sink};
 use crate::watchdog::Watchdog;
+use pmix_core::proto::iof;
 
 /// How to start one process.
 #[derive(Clone, Debug, Default)]
@@ -79,10 +80,11 @@ impl Launcher<'_> {
         nspace: &Nspace,
         size: u32,
         plans: &[ProcPlan],
+        to_tool: Option<(&Proc, u16)>,
     ) -> (JobProcs, Option<LaunchError>) {
         let mut procs = JobProcs::default();
         for plan in plans {
-            if let Err(e) = self.launch_one(job, nspace, size, plan, &mut procs) {
+            if let Err(e) = self.launch_one(job, nspace, size, plan, to_tool, &mut procs) {
                 return (procs, Some(e));
             }
         }
@@ -95,6 +97,7 @@ impl Launcher<'_> {
         nspace: &Nspace,
         size: u32,
         plan: &ProcPlan,
+        to_tool: Option<(&Proc, u16)>,
         procs: &mut JobProcs,
     ) -> Result<(), LaunchError> {
         let rank = plan.rank;
@@ -175,8 +178,21 @@ impl Launcher<'_> {
         });
         for (src, sink) in streams.into_iter().flatten() {
             let prefix = self.tag_output.then(|| tag(job, rank, sink));
+            let channel = match sink {
+                Sink::Stdout => iof::STDOUT_CHANNEL,
+                Sink::Stderr => iof::STDERR_CHANNEL,
+            };
+            let route = Route {
+                iof: self.server.iof_sender(),
+                source: proc.clone(),
+                channel,
+                requestor: to_tool
+                    .filter(|(_, chans)| chans & channel != 0)
+                    .map(|(p, _)| p.clone()),
+            };
+            let name = format!("pmixrun-io-{job}-{rank}");
             self.fwd
-                .spawn(src, sink, prefix, format!("pmixrun-io-{job}-{rank}"))
+                .spawn(src, sink, prefix, Some(route), name)
                 .map_err(|e| internal(format!("cannot start an output thread for {proc}: {e}")))?;
         }
         Ok(())

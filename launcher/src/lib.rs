@@ -110,9 +110,11 @@
 
 mod children;
 mod cli;
+mod debug_daemons;
 mod debugger;
 mod failure;
 mod host;
+mod indirect;
 mod job;
 mod keepalive;
 mod launch;

@@ -51,6 +51,30 @@ impl Sink {
     }
 }
 
+/// Where a stream's lines go besides pmixrun's own stream: the tools
+/// that pulled them (`PMIx_IOF_pull`) get a copy, and a spawned job's
+/// requestor that asked for `PMIX_FWD_STDOUT` / `PMIX_FWD_STDERR` gets
+/// them instead of pmixrun's stream (while it is connected).
+#[derive(Clone, Debug)]
+pub(crate) struct Route {
+    /// The server's delivery handle.
+    pub iof: pmix_server::IofSender,
+    /// The rank that writes the stream.
+    pub source: pmix_core::Proc,
+    /// `STDOUT_CHANNEL` or `STDERR_CHANNEL`.
+    pub channel: u16,
+    /// The requestor that asked for this channel, if any.
+    pub requestor: Option<pmix_core::Proc>,
+}
+
+impl Route {
+    /// Hands `line` to the tools; `true` when the requestor took it.
+    fn deliver(&self, line: &[u8]) -> bool {
+        self.iof
+            .deliver(&self.source, self.channel, line, self.requestor.as_ref())
+    }
+}
+
 /// The `--tag-output` prefix of the `sink` lines of `rank` of job `job`:
 /// `[JOB,RANK]<stdout>: ` (Open MPI's form; the job pmixrun starts is job
 /// 1, the jobs its processes spawn 2, 3, …).
@@ -87,7 +111,7 @@ impl Forwarders {
     }
 
     /// Starts a thread copying `src` to `sink`, each line prefixed with
-    /// `prefix` (empty for none).
+    /// `prefix` (empty for none), and handed to `route` first.
     ///
     /// # Errors
     /// When the thread cannot be created.
@@ -96,6 +120,7 @@ impl Forwarders {
         src: impl Read + Send + 'static,
         sink: Sink,
         prefix: Option<String>,
+        route: Option<Route>,
         name: String,
     ) -> io::Result<()> {
         let idx = {
@@ -105,7 +130,9 @@ impl Forwarders {
         };
         let phases = Arc::clone(&self.phases);
         let h = std::thread::Builder::new().name(name).spawn(move || {
-            forward(src, sink, prefix.as_deref(), |ph| lock(&phases)[idx] = ph);
+            forward(src, sink, prefix.as_deref(), route.as_ref(), |ph| {
+                lock(&phases)[idx] = ph;
+            });
         });
         match h {
             Ok(h) => {
@@ -150,7 +177,13 @@ impl Forwarders {
 }
 
 /// Copies `src` to `sink` line by line; reports its phase through `phase`.
-fn forward(src: impl Read, sink: Sink, prefix: Option<&str>, phase: impl Fn(Phase)) {
+fn forward(
+    src: impl Read,
+    sink: Sink,
+    prefix: Option<&str>,
+    route: Option<&Route>,
+    phase: impl Fn(Phase),
+) {
     let mut reader = BufReader::with_capacity(64 * 1024, src);
     let mut line = Vec::new();
     let mut out = Vec::new();
@@ -164,6 +197,9 @@ fn forward(src: impl Read, sink: Sink, prefix: Option<&str>, phase: impl Fn(Phas
             Err(_) => break,
         }
         phase(Phase::Writing);
+        if route.is_some_and(|r| r.deliver(&line)) {
+            continue;
+        }
         out.clear();
         if let Some(p) = prefix {
             out.extend_from_slice(p.as_bytes());
@@ -214,8 +250,14 @@ mod tests {
         }
         let (tx, go) = std::sync::mpsc::channel();
         let mut f = Forwarders::new();
-        f.spawn(LateLine { go, sent: false }, Sink::Stderr, None, "t".into())
-            .unwrap();
+        f.spawn(
+            LateLine { go, sent: false },
+            Sink::Stderr,
+            None,
+            None,
+            "t".into(),
+        )
+        .unwrap();
         std::thread::sleep(Duration::from_millis(300));
         tx.send(()).unwrap();
         let t = Instant::now();
@@ -229,12 +271,13 @@ mod tests {
     #[test]
     fn forwarder_reports_done_at_end_of_stream() {
         let mut f = Forwarders::new();
-        f.spawn(io::empty(), Sink::Stderr, None, "t".into())
+        f.spawn(io::empty(), Sink::Stderr, None, None, "t".into())
             .unwrap();
         f.spawn(
             &b""[..],
             Sink::Stdout,
             Some(tag(1, 0, Sink::Stdout)),
+            None,
             "t".into(),
         )
         .unwrap();

@@ -57,6 +57,9 @@ pub(crate) struct SpawnPlan {
     /// `PMIX_DEBUG_STOP_IN_INIT`: the ranks held in init for a debugger
     /// (`debugger.rs`).
     pub debug_wait: Option<Vec<usize>>,
+    /// `PMIX_FWD_STDOUT` / `PMIX_FWD_STDERR`: the channels whose lines go
+    /// to the requestor instead of pmixrun's streams.
+    pub fwd_channels: u16,
 }
 
 /// Where the spawned job lives.
@@ -72,6 +75,8 @@ pub(crate) struct SpawnContext<'a> {
     pub base_env: &'a EnvEdits,
     /// Spawned processes that may still start.
     pub slots_left: u32,
+    /// pmixrun's jobs and their sizes (debug targets).
+    pub jobs: &'a [(Nspace, u32)],
 }
 
 fn flag(infos: &[Info], key: &str) -> bool {
@@ -92,8 +97,24 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
     if req.apps.is_empty() {
         return Err(Error::bad_param("spawn: no application given"));
     }
+    let daemons = crate::debug_daemons::placement(&req.job_info, req.apps.len(), ctx.jobs)?;
+    let placed: Vec<pmix_core::App>;
+    let apps: &[pmix_core::App] = match daemons.as_ref().and_then(|d| d.count) {
+        Some(n) => {
+            placed = req
+                .apps
+                .iter()
+                .map(|a| pmix_core::App {
+                    maxprocs: n as _,
+                    ..a.clone()
+                })
+                .collect();
+            &placed
+        }
+        None => &req.apps,
+    };
     let mut size: u64 = 0;
-    for (i, a) in req.apps.iter().enumerate() {
+    for (i, a) in apps.iter().enumerate() {
         if a.cmd.is_empty() {
             return Err(Error::bad_param(format!("spawn: app {i} has no command")));
         }
@@ -117,7 +138,7 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
     let size = size as u32;
     let base = |k: &str| std::env::var(k).ok();
     let mut procs = Vec::with_capacity(size as usize);
-    for a in &req.apps {
+    for a in apps {
         let mut env = ctx.base_env.clone();
         for entry in &a.env {
             match entry.split_once('=') {
@@ -173,6 +194,9 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
         Value::Proc(req.requestor.clone()),
     )?);
     infos.push(Info::new(attrs::SPAWNED, Value::Bool(true))?);
+    if let Some(d) = daemons {
+        infos.extend(d.infos);
+    }
     // A debugger's spawn: the ranks wait in init (the client reads it).
     let stop = pmix_core::info::find(&req.job_info, attrs::DEBUG_STOP_IN_INIT)
         .and_then(|i| crate::debugger::spawn_targets(&i.value, size).map(|t| (i.value.clone(), t)));
@@ -183,13 +207,10 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
         }
         None => None,
     };
-    if req.apps.len() > 1 {
+    if apps.len() > 1 {
         number_apps(
             &mut infos,
-            &req.apps
-                .iter()
-                .map(|a| a.maxprocs as u32)
-                .collect::<Vec<_>>(),
+            &apps.iter().map(|a| a.maxprocs as u32).collect::<Vec<_>>(),
         )?;
     }
     Ok(SpawnPlan {
@@ -202,7 +223,21 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
             .filter(|s| *s > 0)
             .map(|s| std::time::Duration::from_secs(s.unsigned_abs())),
         debug_wait,
+        fwd_channels: fwd_channels(&req.job_info),
     })
+}
+
+/// The channel bits of `PMIX_FWD_STDOUT` and `PMIX_FWD_STDERR` in `infos`.
+fn fwd_channels(infos: &[Info]) -> u16 {
+    use pmix_core::proto::iof::{STDERR_CHANNEL, STDOUT_CHANNEL};
+    let mut c = 0;
+    if flag(infos, attrs::FWD_STDOUT) {
+        c |= STDOUT_CHANNEL;
+    }
+    if flag(infos, attrs::FWD_STDERR) {
+        c |= STDERR_CHANNEL;
+    }
+    c
 }
 
 /// Rewrites single-app job data for several apps of `sizes` processes

@@ -328,3 +328,346 @@ fn a_tool_spawns_a_job_held_in_init_and_releases_it_after_ready_for_debug() {
     let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// UC-15: a tool spawns a job with `PMIX_FWD_STDOUT` and pulls its
+/// stdout (`PMIx_IOF_pull`): the ranks' lines reach the tool's handler,
+/// tagged with their source, and not pmixrun's stdout.
+#[test]
+fn a_tool_gets_the_stdout_of_a_job_it_spawned_with_fwd_stdout_instead_of_pmixrun() {
+    use pmix_core::proto::iof::STDOUT_CHANNEL;
+    use std::sync::mpsc;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let pidfile = tmp.path().join("pid");
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", "1"])
+        .arg(example("toolee"))
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let Some(pid) = common::reported_pid(&pidfile) else {
+        let _ = job.kill();
+        let _ = job.wait();
+        panic!("pmixrun wrote no --report-pid file");
+    };
+    let t = attach_by_pid(tmp.path(), pid);
+    let c = t.client().unwrap();
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let ready_tx = std::sync::Mutex::new(ready_tx);
+    c.register_event_handler(&[Status::READY_FOR_DEBUG], &[], move |_, done| {
+        let _ = ready_tx.lock().unwrap().send(());
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap();
+    let app = pmix_core::App {
+        cmd: example("pastinit").to_string_lossy().into_owned(),
+        maxprocs: 2,
+        ..Default::default()
+    };
+    // Held in init, so that the pull is in place before the first line.
+    let ns = c
+        .spawn(
+            &[
+                info(attrs::DEBUG_STOP_IN_INIT, true),
+                info(attrs::FWD_STDOUT, true),
+            ],
+            &[app],
+        )
+        .unwrap();
+    ready_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("READY_FOR_DEBUG");
+    let target = pmix_core::Proc::new(ns.as_str(), pmix_core::Rank::WILDCARD).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let id = c
+        .iof_pull(
+            std::slice::from_ref(&target),
+            STDOUT_CHANNEL,
+            move |_, src, chan, bytes| {
+                let line = String::from_utf8_lossy(bytes).into_owned();
+                let _ = tx.lock().unwrap().send((src.clone(), chan, line));
+            },
+        )
+        .unwrap();
+    let range = info(
+        attrs::EVENT_CUSTOM_RANGE,
+        Value::DataArray(Box::new(pmix_core::DataArray::from_procs(vec![target]))),
+    );
+    c.notify_event(Status::DEBUGGER_RELEASE, DataRange::CUSTOM, &[range])
+        .unwrap();
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        let (src, chan, line) = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("forwarded output: only {got:?}"));
+        assert_eq!(src.nspace, ns, "{line}");
+        assert_eq!(chan, STDOUT_CHANNEL);
+        assert_eq!(line, format!("past init {}\n", src.rank.0));
+        got.push(src.rank.0);
+    }
+    got.sort_unstable();
+    assert_eq!(got, [0, 1]);
+    c.iof_deregister(id).unwrap();
+    assert_eq!(
+        c.iof_deregister(id).unwrap_err().status(),
+        Status::ERR_NOT_FOUND
+    );
+    release(&t);
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+    let shown = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        !shown.contains("past init"),
+        "pmixrun showed the forwarded lines itself: {shown}"
+    );
+}
+
+/// The tool's side of an indirect launch: its own server's host, which
+/// names the launcher and hears its events.
+struct LaunchingTool {
+    launcher_ns: pmix_core::Nspace,
+    events: std::sync::Mutex<std::sync::mpsc::Sender<(Status, Vec<Info>)>>,
+}
+
+impl pmix_server::Host for LaunchingTool {
+    fn tool_connected(&self, _: &[Info], done: pmix_server::Completion<pmix_core::Proc>) {
+        done(Ok(pmix_core::Proc::from_parts(
+            self.launcher_ns.clone(),
+            pmix_core::Rank(0),
+        )));
+    }
+
+    fn notify_event(
+        &self,
+        status: Status,
+        _: &pmix_core::Proc,
+        _: DataRange,
+        info: &[Info],
+        done: pmix_server::Completion<()>,
+    ) {
+        let _ = self.events.lock().unwrap().send((status, info.to_vec()));
+        done(Ok(()));
+    }
+}
+
+/// UC-16: a tool runs a server of its own and starts pmixrun with
+/// `PMIX_LAUNCHER_RNDZ_URI` naming it; pmixrun connects back, raises
+/// `PMIX_LAUNCHER_READY`, applies the tool's `PMIX_LAUNCH_DIRECTIVES`
+/// (an environment directive here) to its ranks and raises
+/// `PMIX_LAUNCH_COMPLETE` with the job's namespace.
+#[test]
+fn pmixrun_connects_back_to_the_tool_that_started_it_and_takes_its_launch_directives() {
+    use pmix_core::{DataArray, Envar, Nspace};
+    use std::sync::mpsc;
+    let tmp = tempfile::tempdir().unwrap();
+    let launcher_ns = Nspace::new(format!("launcher-{}", rand_suffix())).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let host = std::sync::Arc::new(LaunchingTool {
+        launcher_ns: launcher_ns.clone(),
+        events: std::sync::Mutex::new(tx),
+    });
+    let mut cfg = pmix_server::ServerConfig::new(Nspace::new("the-tool").unwrap());
+    cfg.tmpdir = tmp.path().to_path_buf();
+    cfg.max_clients = 4;
+    let server = pmix_server::Server::init(cfg, host).unwrap();
+    let directive = info(
+        attrs::SET_ENVAR,
+        Value::Envar(Envar {
+            envar: "PMIXRS_T_DIRECTED".into(),
+            value: "from-the-tool".into(),
+            separator: 0,
+        }),
+    );
+    let directives = info(
+        attrs::LAUNCH_DIRECTIVES,
+        Value::DataArray(Box::new(DataArray::from_infos(vec![directive]))),
+    );
+    server
+        .register_nspace(&launcher_ns, 1, &[directives])
+        .unwrap();
+    let launcher_tmp = tmp.path().join("launcher");
+    std::fs::create_dir(&launcher_tmp).unwrap();
+    let job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", &launcher_tmp)
+        .env("PMIX_LAUNCHER_RNDZ_URI", server.uri())
+        .args([
+            "--timeout",
+            "60",
+            "-n",
+            "2",
+            "printenv",
+            "PMIXRS_T_DIRECTED",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = job.id();
+    let next = |what: &str| {
+        rx.recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no {what} from pmixrun"))
+    };
+    let (ready, _) = next("PMIX_LAUNCHER_READY");
+    assert_eq!(ready, Status::LAUNCHER_READY);
+    let (complete, infos) = next("PMIX_LAUNCH_COMPLETE");
+    assert_eq!(complete, Status::LAUNCH_COMPLETE);
+    let ns = infos
+        .iter()
+        .find(|i| i.is(attrs::NSPACE))
+        .map(|i| format!("{:?}", i.value))
+        .expect("PMIX_NSPACE with PMIX_LAUNCH_COMPLETE");
+    assert!(ns.contains(&format!("pmixrun-{pid}-job")), "{ns}");
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("from-the-tool").count(), 2, "{}", text(&o));
+    server.stop();
+}
+
+/// UC-13: a tool co-launches debugger daemons through spawn
+/// (`PMIX_DEBUGGER_DAEMONS` + `PMIX_DEBUG_TARGET`): with
+/// `PMIX_DEBUG_DAEMONS_PER_PROC` 2 against a 2-rank job, 4 daemons run,
+/// each reading its target and placement from its job data; with
+/// `PMIX_DEBUG_DAEMONS_PER_NODE` 1, one; a target pmixrun does not run is
+/// `PMIX_ERR_NOT_FOUND`.
+#[test]
+fn a_tool_co_launches_debugger_daemons_placed_per_proc_and_per_node() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let pidfile = tmp.path().join("pid");
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", "2"])
+        .arg(example("toolee"))
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let Some(pid) = common::reported_pid(&pidfile) else {
+        let _ = job.kill();
+        let _ = job.wait();
+        panic!("pmixrun wrote no --report-pid file");
+    };
+    let t = attach_by_pid(tmp.path(), pid);
+    let c = t.client().unwrap();
+    let target_ns = format!("pmixrun-{pid}-job");
+    let target = pmix_core::Proc::new(&target_ns, pmix_core::Rank::WILDCARD).unwrap();
+    let app = pmix_core::App {
+        cmd: example("dbgdaemon").to_string_lossy().into_owned(),
+        maxprocs: 1,
+        ..Default::default()
+    };
+    let daemons = |placement: Info, target: &pmix_core::Proc| {
+        c.spawn(
+            &[
+                info(attrs::DEBUGGER_DAEMONS, true),
+                info(attrs::DEBUG_TARGET, Value::Proc(target.clone())),
+                placement,
+            ],
+            std::slice::from_ref(&app),
+        )
+    };
+    let per_proc = daemons(
+        info(attrs::DEBUG_DAEMONS_PER_PROC, Value::Uint16(2)),
+        &target,
+    )
+    .unwrap();
+    let per_node = daemons(
+        info(attrs::DEBUG_DAEMONS_PER_NODE, Value::Uint16(1)),
+        &target,
+    )
+    .unwrap();
+    let elsewhere = pmix_core::Proc::new("not-a-job-here", pmix_core::Rank::WILDCARD).unwrap();
+    let err = daemons(
+        info(attrs::DEBUG_DAEMONS_PER_NODE, Value::Uint16(1)),
+        &elsewhere,
+    )
+    .unwrap_err();
+    assert_eq!(err.status(), Status::ERR_NOT_FOUND, "{err}");
+    assert_ne!(per_proc, per_node);
+    let daemon_lines = || -> Vec<String> {
+        let all = std::fs::read_to_string(&out).unwrap_or_default();
+        all.lines()
+            .filter(|l| l.starts_with("daemon "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let t0 = Instant::now();
+    while daemon_lines().len() < 5 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "daemons so far: {}",
+            std::fs::read_to_string(&out).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let lines = daemon_lines();
+    let target_s = format!("target {target_ns}:{:?}", pmix_core::Rank::WILDCARD);
+    for r in 0..4 {
+        let want = format!("daemon {r} of 4 {target_s} per-proc 2 serves {}", r / 2);
+        assert!(lines.contains(&want), "{want} missing: {lines:?}");
+    }
+    let want = format!("daemon 0 of 1 {target_s} per-proc 0 serves all");
+    assert!(lines.contains(&want), "{want} missing: {lines:?}");
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    release(&t);
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// UC-15, fault: the requestor of a `PMIX_FWD_STDOUT` job goes away
+/// before the job writes: pmixrun shows the lines itself, none is lost.
+#[test]
+fn forwarded_lines_fall_back_to_pmixrun_when_the_requestor_is_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let pidfile = tmp.path().join("pid");
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp.path())
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", "1"])
+        .arg(example("toolee"))
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let Some(pid) = common::reported_pid(&pidfile) else {
+        let _ = job.kill();
+        let _ = job.wait();
+        panic!("pmixrun wrote no --report-pid file");
+    };
+    let t = attach_by_pid(tmp.path(), pid);
+    let app = pmix_core::App {
+        cmd: "/bin/sh".into(),
+        argv: vec!["sh".into(), "-c".into(), "sleep 0.5; echo late-line".into()],
+        maxprocs: 1,
+        ..Default::default()
+    };
+    t.client()
+        .unwrap()
+        .spawn(&[info(attrs::FWD_STDOUT, true)], &[app])
+        .unwrap();
+    t.finalize().unwrap();
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .contains("late-line")
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the line of a job whose requestor left was lost"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    release(&attach_by_pid(tmp.path(), pid));
+    let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
+    assert!(o.status.success(), "{}", text(&o));
+}

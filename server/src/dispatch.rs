@@ -12,7 +12,7 @@ use crate::data::{dmodex, modex};
 use crate::inner::Inner;
 use crate::link::{Link, ReplyTo};
 use crate::ops::event::{host_calls, route};
-use crate::ops::{connect, fence, group, lifecycle, log, pubsub, query, spawn};
+use crate::ops::{connect, fence, group, iof, lifecycle, log, pubsub, query, spawn};
 
 /// Serves one request frame of `link`'s client.
 pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
@@ -98,5 +98,11 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
         } => group::join(inner, to(msg::GROUP_JOIN), id, leader, accept, info),
         Request::Query { queries } => query::query(inner, to(msg::QUERY), queries),
         Request::Spawn { job_info, apps } => spawn::spawn(inner, to(msg::SPAWN), job_info, apps),
+        Request::IofPull {
+            id,
+            procs,
+            channels,
+        } => iof::pull(inner, to(msg::IOF_PULL), id, procs, channels),
+        Request::IofDeregister { id } => iof::deregister(inner, to(msg::IOF_DEREGISTER), id),
     }
 }

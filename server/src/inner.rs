@@ -132,6 +132,8 @@ pub(crate) struct State {
     /// Attached tools (`tool.rs`), and whether their namespace was made
     /// for them (then it goes with them).
     pub(crate) tools: HashMap<Proc, bool>,
+    /// IO forwarding pulls (`ops/iof.rs`).
+    pub(crate) iof: crate::ops::iof::Pulls,
 }
 
 impl State {
@@ -147,6 +149,7 @@ impl State {
             groups: crate::ops::group::tracker::GroupTracker::default(),
             psets: Psets::default(),
             tools: HashMap::new(),
+            iof: crate::ops::iof::Pulls::default(),
         }
     }
 }

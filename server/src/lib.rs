@@ -91,6 +91,7 @@ pub use host::{Completion, ConnectOutcome, Host, NullHost};
 pub use jobdir::{JobDirs, OwnedDir, Removal};
 pub use jobinfo::{ScratchDirs, SingleNodeJob};
 pub use ops::group::tracker::GroupView;
+pub use ops::iof::IofSender;
 
 use data::{dmodex, job, modex, registration};
 use inner::{Inner, State, BARRIERS_ID, JOB_STORE_ID};
@@ -415,6 +416,31 @@ impl Server {
         info: &[Info],
     ) -> Result<()> {
         ops::event::route::host_notify(&self.inner, status, source, range, info)
+    }
+
+    /// Forwards output `data` that `source` wrote on `channel`
+    /// (`pmix_core::proto::iof::STDOUT_CHANNEL` or `STDERR_CHANNEL`) to
+    /// the connections that pulled it (`PMIx_IOF_pull`) and to
+    /// `requestor`, the client or tool that spawned `source`'s job with
+    /// `PMIX_FWD_STDOUT` / `PMIX_FWD_STDERR` (`PMIx_server_IOF_deliver`).
+    /// Returns `true` when `requestor` is connected and was sent the bytes;
+    /// otherwise the host shows them itself.
+    #[doc(alias = "PMIx_server_IOF_deliver")]
+    pub fn iof_deliver(
+        &self,
+        source: &Proc,
+        channel: u16,
+        data: &[u8],
+        requestor: Option<&Proc>,
+    ) -> bool {
+        ops::iof::deliver(&self.inner, source, channel, data, requestor)
+    }
+
+    /// A handle that calls [`Server::iof_deliver`] from another thread.
+    pub fn iof_sender(&self) -> IofSender {
+        IofSender {
+            inner: Arc::downgrade(&self.inner),
+        }
     }
 
     /// Defines process set `name` with `members`

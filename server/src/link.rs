@@ -86,6 +86,14 @@ impl Link {
         }
     }
 
+    /// Sends the one-way (tag 0) message `msg_type` with `body` (an
+    /// `IOF_DELIVER`), queued like a reply.
+    pub(crate) fn push(&self, msg_type: u16, body: &[u8]) {
+        if let Ok(f) = frame::encode_frame(self.version, msg_type, 0, body) {
+            self.send_bytes(f);
+        }
+    }
+
     /// Sends the successful `WELCOME` frame `f` with the descriptor `fd`
     /// (`SCM_RIGHTS`, with its first bytes); the bytes the socket does not
     /// take at once follow through the queue.

@@ -1,28 +1,12 @@
-//! IO forwarding: `PMIx_IOF_pull`, `PMIx_IOF_push`, `PMIx_IOF_deregister`,
-//! `PMIx_server_IOF_deliver`.
+//! IO forwarding not implemented: `PMIx_IOF_push`,
+//! `PMIx_server_IOF_deliver` (`PMIx_IOF_pull` and `PMIx_IOF_deregister`
+//! are in `client/iof.rs`).
 
 use std::os::raw::c_void;
 
 use crate::types::*;
 
 unsupported! {
-    /// `pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t
-    /// nprocs, const pmix_info_t directives[], size_t ndirs,
-    /// pmix_iof_channel_t channel, pmix_iof_cbfunc_t cbfunc,
-    /// pmix_hdlr_reg_cbfunc_t regcbfunc, void *regcbdata)`:
-    /// `PMIX_ERR_NOT_SUPPORTED`; neither callback is ever called.
-    #[allow(clippy::too_many_arguments)] // the C signature
-    fn PMIx_IOF_pull(
-        procs: *const pmix_proc_t,
-        nprocs: usize,
-        directives: *const pmix_info_t,
-        ndirs: usize,
-        channel: pmix_iof_channel_t,
-        cbfunc: pmix_iof_cbfunc_t,
-        regcbfunc: pmix_hdlr_reg_cbfunc_t,
-        regcbdata: *mut c_void,
-    );
-
     /// `pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t
     /// ntargets, pmix_byte_object_t *bo, const pmix_info_t directives[],
     /// size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)`:
@@ -31,17 +15,6 @@ unsupported! {
         targets: *const pmix_proc_t,
         ntargets: usize,
         bo: *mut pmix_byte_object_t,
-        directives: *const pmix_info_t,
-        ndirs: usize,
-        cbfunc: pmix_op_cbfunc_t,
-        cbdata: *mut c_void,
-    );
-
-    /// `pmix_status_t PMIx_IOF_deregister(size_t iofhdlr, const pmix_info_t
-    /// directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)`:
-    /// `PMIX_ERR_NOT_SUPPORTED`; `cbfunc` is never called.
-    fn PMIx_IOF_deregister(
-        iofhdlr: usize,
         directives: *const pmix_info_t,
         ndirs: usize,
         cbfunc: pmix_op_cbfunc_t,

@@ -62,19 +62,6 @@ unsafe extern "C" fn dist_cb(
 ) {
     called();
 }
-unsafe extern "C" fn iof_cb(
-    _: usize,
-    _: pmix_iof_channel_t,
-    _: *mut pmix_proc_t,
-    _: *mut pmix_byte_object_t,
-    _: *mut pmix_info_t,
-    _: usize,
-) {
-    called();
-}
-unsafe extern "C" fn reg_cb(_: pmix_status_t, _: usize, _: *mut c_void) {
-    called();
-}
 
 fn dangling<T>() -> *mut T {
     ptr::NonNull::dangling().as_ptr()
@@ -110,17 +97,6 @@ fn entry_points_answer_not_supported_and_never_call_back() {
             PMIx_Compute_distances_nb(ptr::null_mut(), ptr::null_mut(), n, 0, Some(dist_cb), cbd),
             PMIx_Load_topology(ptr::null_mut()),
             PMIx_Data_pack(p, ptr::null_mut(), cbd, 1, PMIX_INT),
-            PMIx_IOF_pull(
-                p,
-                0,
-                c,
-                0,
-                PMIX_FWD_STDOUT_CHANNEL,
-                Some(iof_cb),
-                Some(reg_cb),
-                cbd,
-            ),
-            PMIx_IOF_deregister(0, c, 0, Some(op_cb), cbd),
             PMIx_IOF_push(p, 0, ptr::null_mut(), c, 0, Some(op_cb), cbd),
             PMIx_server_IOF_deliver(
                 p,

@@ -166,6 +166,14 @@ pub mod msg {
     /// Server → tool: [`ToolWelcome`](super::ToolWelcome) (a refusal is a
     /// plain `WELCOME`).
     pub const TOOL_WELCOME: u16 = 48;
+    /// Client → server: `PMIx_IOF_pull`: send this connection the output
+    /// of some procs on some channels, tagged with the client's handler id.
+    pub const IOF_PULL: u16 = 49;
+    /// Server → client, one-way (tag 0): a chunk of a process's output
+    /// ([`iof::IofChunk`]).
+    pub const IOF_DELIVER: u16 = 50;
+    /// Client → server: `PMIx_IOF_deregister` of one handler id.
+    pub const IOF_DEREGISTER: u16 = 51;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;
@@ -267,6 +275,7 @@ pub fn canonical_procs(mut procs: Vec<Proc>) -> Vec<Proc> {
 pub mod connect;
 pub mod group;
 mod handshake;
+pub mod iof;
 pub mod query;
 mod reply;
 mod request;

@@ -165,6 +165,23 @@ pub enum Request {
         /// The queries, keys and qualifiers as the caller gave them.
         queries: Vec<crate::Query>,
     },
+    /// `PMIx_IOF_pull`: send this connection the output of `procs` (a
+    /// wildcard rank: the whole namespace) on the `channels` bits
+    /// (`PMIX_FWD_STDOUT_CHANNEL` 0x02, `PMIX_FWD_STDERR_CHANNEL` 0x04),
+    /// as [`iof::IofChunk`](super::iof::IofChunk)s naming handler `id`.
+    IofPull {
+        /// The client's handler id (unique on this connection).
+        id: u32,
+        /// Whose output.
+        procs: Vec<Proc>,
+        /// Which channels.
+        channels: u16,
+    },
+    /// `PMIx_IOF_deregister`: stop the pull of handler `id`.
+    IofDeregister {
+        /// The handler id given to `IofPull`.
+        id: u32,
+    },
 }
 
 /// One published datum (`pmix_pdata_t`): who published `key` and its value.
@@ -257,6 +274,8 @@ impl Request {
             Request::GroupJoin { .. } => msg::GROUP_JOIN,
             Request::Query { .. } => msg::QUERY,
             Request::Spawn { .. } => msg::SPAWN,
+            Request::IofPull { .. } => msg::IOF_PULL,
+            Request::IofDeregister { .. } => msg::IOF_DEREGISTER,
         }
     }
 
@@ -278,6 +297,7 @@ impl Request {
             | Request::GroupJoin { .. } => Some(caps::GROUPS),
             Request::Query { .. } => Some(caps::QUERY),
             Request::Spawn { .. } => Some(caps::SPAWN),
+            Request::IofPull { .. } | Request::IofDeregister { .. } => Some(caps::TOOL),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -383,6 +403,16 @@ impl Request {
                     e.put_value(&Value::App(Box::new(a.clone())));
                 }
             }
+            Request::IofPull {
+                id,
+                procs,
+                channels,
+            } => {
+                e.put_u32(*id);
+                e.put_procs(procs);
+                e.put_u16(*channels);
+            }
+            Request::IofDeregister { id } => e.put_u32(*id),
         }
         e.finish()
     }
@@ -522,6 +552,12 @@ impl Request {
                 }
                 Request::Spawn { job_info, apps }
             }
+            msg::IOF_PULL => Request::IofPull {
+                id: d.get_u32()?,
+                procs: d.get_procs()?,
+                channels: d.get_u16()?,
+            },
+            msg::IOF_DEREGISTER => Request::IofDeregister { id: d.get_u32()? },
             t => {
                 return Err(Error::with_context(
                     Status::ERR_NOT_SUPPORTED,

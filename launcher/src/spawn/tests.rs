@@ -28,6 +28,7 @@ fn with_ctx<T>(slots: u32, f: impl FnOnce(&SpawnContext<'_>) -> T) -> T {
         dirs: ("/t", "/t/child"),
         base_env: &base,
         slots_left: slots,
+        jobs: &[],
     };
     f(&ctx)
 }
@@ -117,6 +118,7 @@ fn environment_base_then_app_env_then_job_then_app_directives() {
         dirs: ("/t", "/t/c"),
         base_env: &base,
         slots_left: 1,
+        jobs: &[],
     };
     let p = plan(&r, &ctx).unwrap();
     let env: Vec<_> = p.procs[0].env.changes().collect();

@@ -12,6 +12,7 @@ pub(crate) mod connect;
 pub(crate) mod event;
 pub(crate) mod fence;
 pub(crate) mod group;
+pub(crate) mod iof;
 pub(crate) mod lifecycle;
 pub(crate) mod log;
 pub(crate) mod psets;
