@@ -97,6 +97,7 @@ mod producer; // try_push / push_*, reservation, producer test hooks
 mod recovery; // dead and stalled producers, holes, corrupt records
 mod region; // the ring as a Region: geometry, image, header checks; new_heap
 mod stuck; // Hole and Stall: what the consumer remembers about stuck records
+mod wake; // waking the consumer: own doorbell or wake group, WakeBatch
 #[cfg(all(test, not(loom)))]
 mod tests;
 
@@ -107,6 +108,7 @@ pub use error::{
 };
 pub use params::RingParams;
 pub use region::RingGeometry;
+pub use wake::WakeBatch;
 
 use std::fmt;
 use std::sync::Arc;
@@ -134,6 +136,8 @@ use inner::RingInner;
 #[derive(Clone)]
 pub struct Ring {
     inner: Arc<RingInner>,
+    /// The wake group of the ring's segment (`wake.rs`), if it has one.
+    group: Option<crate::wake_group::WakeGroup>,
 }
 
 impl fmt::Debug for Ring {
