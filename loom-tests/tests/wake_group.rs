@@ -53,7 +53,10 @@ fn fan_out_wakes_every_group_sleeper() {
         for r in &rings {
             batch.add(r);
         }
-        assert!(batch.finish() <= 1, "at most one wake-up call for the group");
+        assert!(
+            batch.finish() <= 1,
+            "at most one wake-up call for the group"
+        );
         for (i, h) in consumers.into_iter().enumerate() {
             assert_eq!(h.join().unwrap(), i as u16);
         }

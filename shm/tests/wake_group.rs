@@ -86,14 +86,24 @@ fn one_wake_call_wakes_every_sleeping_consumer_of_a_fan_out() {
         t.try_push_quiet(i as u16, b"fan-out").unwrap();
         batch.add(t);
     }
-    assert_eq!(batch.finish(), 1, "one wake-up system call for {RINGS} sleepers");
+    assert_eq!(
+        batch.finish(),
+        1,
+        "one wake-up system call for {RINGS} sleepers"
+    );
     let mut seen = vec![false; RINGS as usize];
     for _ in 0..RINGS {
         let (i, ok, got, at) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
-        assert!(ok, "consumer {i} ended by its deadline: its wake-up was lost");
+        assert!(
+            ok,
+            "consumer {i} ended by its deadline: its wake-up was lost"
+        );
         assert_eq!(got, Some(i as u16));
         // generous: a lost wake-up ends by the 20 s deadline instead
-        assert!(at - sent < Duration::from_secs(10), "consumer {i} woke late");
+        assert!(
+            at - sent < Duration::from_secs(10),
+            "consumer {i} woke late"
+        );
         seen[i] = true;
     }
     assert!(seen.iter().all(|s| *s));

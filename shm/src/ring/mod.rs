@@ -97,9 +97,9 @@ mod producer; // try_push / push_*, reservation, producer test hooks
 mod recovery; // dead and stalled producers, holes, corrupt records
 mod region; // the ring as a Region: geometry, image, header checks; new_heap
 mod stuck; // Hole and Stall: what the consumer remembers about stuck records
-mod wake; // waking the consumer: own doorbell or wake group, WakeBatch
 #[cfg(all(test, not(loom)))]
 mod tests;
+mod wake; // waking the consumer: own doorbell or wake group, WakeBatch
 
 pub use consumer::{Consumer, DEFAULT_ABANDON_AFTER, DEFAULT_SPIN};
 pub use error::{

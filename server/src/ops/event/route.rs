@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use pmix_core::event::{EventId, EventMsg, Origin, RECORD_EVENT};
-use pmix_shm::ring::WakeBatch;
 use pmix_core::proto::{caps, msg, Reply};
 use pmix_core::{DataRange, Error, Info, Proc, Rank, Result, Status};
+use pmix_shm::ring::WakeBatch;
 
 use crate::inner::{Inner, State};
 use crate::link::Link;
