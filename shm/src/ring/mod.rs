@@ -163,11 +163,13 @@ pub struct Reservation {
 }
 
 impl Ring {
-    /// The doorbell the consumer sleeps on and producers ring after each
-    /// commit. A consumer that also waits for other work (an in-process
-    /// queue) sleeps on it with `Doorbell::wait_until`, checking
+    /// The doorbell the consumer announces its sleep on and producers
+    /// check after each commit. A consumer that also waits for other work
+    /// (an in-process queue) sleeps with
+    /// [`consumer_wait_until`](Self::consumer_wait_until), checking
     /// [`Consumer::is_ready`] and its other sources; whoever feeds those
-    /// sources rings it after publishing.
+    /// sources calls [`wake_consumer`](Self::wake_consumer) after
+    /// publishing.
     pub fn consumer_doorbell(&self) -> &crate::doorbell::Doorbell {
         &self.inner.hdr().doorbell
     }

@@ -109,7 +109,8 @@ impl Ring {
         }
     }
 
-    fn set_consumer_wake_bits(&self, bits: u32) {
+    /// Consumer only: says where its next sleep is (before announcing it).
+    pub(super) fn set_consumer_wake_bits(&self, bits: u32) {
         let w = &self.inner.hdr().consumer_wake_bits;
         // ORDERING: Relaxed — published to ringers by the Release of the
         // consumer's next announcement (`Doorbell::prepare_sleep`); only
