@@ -356,6 +356,7 @@ impl Client {
                     me.clone(),
                     inbound,
                     cfg.progress_spin,
+                    pmix_shm::wake_group::WakeGroup::bit_for(w.client_slot),
                 )?)
             } else {
                 None

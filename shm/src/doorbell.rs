@@ -115,8 +115,11 @@ impl Doorbell {
     /// calls [`cancel_sleep`](Self::cancel_sleep) (sole waiter) or simply
     /// goes on, otherwise it calls [`sleep`](Self::sleep) with the ticket.
     pub fn prepare_sleep(&self) -> SleepTicket {
-        // ORDERING: Relaxed — the fence below orders it.
-        let before = self.word.fetch_or(Self::SLEEPERS, Ordering::Relaxed);
+        // ORDERING: Release — whatever the waiter did before announcing
+        // (a wake-group consumer's read of the group epoch and its bits)
+        // happens before the ringer's `Acquire` CAS in `take_sleeper`
+        // that reads this announcement; the fence below orders the rest.
+        let before = self.word.fetch_or(Self::SLEEPERS, Ordering::Release);
         // ORDERING: SeqCst fence — pairs with the SeqCst fence in `ring`:
         // either the ringer's load sees this announcement, or the caller's
         // re-check (after this fence) sees what the ringer published before
@@ -155,6 +158,22 @@ impl Doorbell {
     /// when a waiter announced itself, clears the announcement, bumps the
     /// epoch and wakes all sleepers. Returns whether it made the wake call.
     pub fn ring(&self) -> bool {
+        if self.take_sleeper() {
+            self.wake_sleepers();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Ringer, without the system call: after the caller's publication,
+    /// takes a waiter's announcement (clears the bit, bumps the epoch) and
+    /// returns `true` when there was one — the caller then owes that
+    /// waiter a wake-up: [`wake_sleepers`](Self::wake_sleepers) for a
+    /// waiter sleeping on this word, or a wake of the wake group it
+    /// sleeps in ([`WakeGroup::wake`](crate::wake_group::WakeGroup::wake)).
+    /// Costs a fence and a load when nobody sleeps.
+    pub fn take_sleeper(&self) -> bool {
         // ORDERING: SeqCst fence — pairs with the fence in `prepare_sleep`
         // (see there): the caller's publication is ordered before the load
         // of the announcement.
@@ -165,19 +184,22 @@ impl Doorbell {
             return false;
         }
         let next = w.wrapping_add(Self::EPOCH_ONE) & !Self::SLEEPERS;
-        // ORDERING: Relaxed — the word carries no data; changing it makes
-        // a sleeper's FUTEX_WAIT on the old value fail or wake. A failed CAS
-        // means another ringer already rang, or the sole waiter cancelled.
-        if self
-            .word
-            .compare_exchange(w, next, Ordering::Relaxed, Ordering::Relaxed)
+        // ORDERING: Acquire on success — reads the waiter's Release
+        // announcement, so what it did before announcing (a wake-group
+        // consumer's read of the group epoch) happens before whatever the
+        // caller does next (the group wake's increment). Changing the word
+        // makes a sleeper's FUTEX_WAIT on the old value fail or wake. A
+        // failed CAS means another ringer took it, or the sole waiter
+        // cancelled.
+        self.word
+            .compare_exchange(w, next, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
-        {
-            self.word.wake(u32::MAX);
-            true
-        } else {
-            false
-        }
+    }
+
+    /// `FUTEX_WAKE` of every sleeper on this word (after
+    /// [`take_sleeper`](Self::take_sleeper) returned `true`).
+    pub fn wake_sleepers(&self) {
+        self.word.wake(u32::MAX);
     }
 
     /// Waits until `cond()` holds: polls it, spins for `spin`, then sleeps

@@ -16,7 +16,7 @@
 
 /// Version of the segment header, its directory, the ring header and the
 /// record header. Bumped on any change; openers refuse another.
-pub const LAYOUT_VERSION: u32 = 1;
+pub const LAYOUT_VERSION: u32 = 2;
 
 /// `"PMIXSHM1"` as a little-endian `u64`: the first 8 bytes of a segment.
 pub const SEGMENT_MAGIC: u64 = u64::from_le_bytes(*b"PMIXSHM1");
@@ -387,7 +387,7 @@ mod tests {
     fn magics_have_the_documented_values() {
         assert_eq!(SEGMENT_MAGIC, 0x314D_4853_5849_4D50);
         assert_eq!(RING_MAGIC, 0x4752_5850);
-        assert_eq!(LAYOUT_VERSION, 1);
+        assert_eq!(LAYOUT_VERSION, 2);
     }
 
     #[test]

@@ -20,9 +20,10 @@
 //! | [`layout`] | shared numbers: versions, magics, region kinds, record-header codec | — |
 //! | [`error`] | the region errors, the conversion into `pmix_core::Error` | `layout` |
 //! | [`doorbell`] | futex doorbells | `sync` |
+//! | [`wake_group`] | one futex word many ring consumers sleep on, one bit each | `sync` |
 //! | [`region`] | the region life cycle: `Region`, `Attach`, `Memory`, header publication | `error`, `sync` |
-//! | [`ring`], [`barrier`], [`store`], [`lines`] | one shared structure each | `region`, `error`, `layout`, `sync`, `doorbell` |
-//! | [`segment`] | the memfd segment: create, open, find, init, attach | `region` |
+//! | [`ring`], [`barrier`], [`store`], [`lines`] | one shared structure each | `region`, `error`, `layout`, `sync`, `doorbell`, `wake_group` (ring) |
+//! | [`segment`] | the memfd segment: create, open, find, init, attach | `region`, `wake_group` |
 //! | [`fdpass`] | `SCM_RIGHTS`, `SO_PEERCRED` | — |
 //! | [`local`] | process-local: snapshot cell, handler gate, handoff | `sync` |
 //! | [`alloc_count`] | a counting global allocator for allocation-free proofs | — |
@@ -43,6 +44,7 @@ pub mod ring;
 pub mod segment;
 pub mod store;
 pub mod sync;
+pub mod wake_group;
 
 pub use barrier::{Arrival, Barrier, BarrierParams, BarrierTable, PeerCell};
 pub use store::{StoreParams, StoreReader, StoreWriter, TableBuilder};

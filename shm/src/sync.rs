@@ -162,6 +162,94 @@ impl FutexWord {
             r as usize
         }
     }
+
+    /// `futex(addr, FUTEX_WAIT_BITSET, expected, timeout, NULL, bits)`: as
+    /// [`wait`](Self::wait), but only a [`wake_bitset`](Self::wake_bitset)
+    /// whose mask shares a bit with `bits` wakes this sleeper. `bits` must
+    /// not be 0 (it is made 1 then). The timeout is relative.
+    #[doc(alias = "FUTEX_WAIT_BITSET")]
+    pub fn wait_bitset(
+        &self,
+        expected: u32,
+        bits: u32,
+        timeout: Option<std::time::Duration>,
+    ) -> FutexWait {
+        // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline.
+        let ts = timeout.map(|d| {
+            let mut now = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: `now` is a valid, writable timespec.
+            unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+            let d = d.min(std::time::Duration::from_secs(u32::MAX as u64));
+            let mut sec = now.tv_sec.saturating_add(d.as_secs() as libc::time_t);
+            let mut nsec = now.tv_nsec + d.subsec_nanos() as libc::c_long;
+            if nsec >= 1_000_000_000 {
+                nsec -= 1_000_000_000;
+                sec = sec.saturating_add(1);
+            }
+            libc::timespec {
+                tv_sec: sec,
+                tv_nsec: nsec,
+            }
+        });
+        let ts_ptr = ts
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+        let bits = if bits == 0 { 1 } else { bits };
+        // SAFETY: as in `wait`: a live aligned word, `ts_ptr` null or
+        // pointing at `ts`, which outlives the call; the bitset is a value.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                self.0.as_ptr(),
+                libc::FUTEX_WAIT_BITSET,
+                expected,
+                ts_ptr,
+                std::ptr::null::<u32>(),
+                bits,
+            )
+        };
+        if r == 0 {
+            return FutexWait::Woken;
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EAGAIN) => FutexWait::ValueChanged,
+            Some(libc::ETIMEDOUT) => FutexWait::TimedOut,
+            Some(libc::EINTR) => FutexWait::Interrupted,
+            _ => FutexWait::Woken,
+        }
+    }
+
+    /// `futex(addr, FUTEX_WAKE_BITSET, all, NULL, NULL, mask)`: one system
+    /// call that wakes every sleeper whose [`wait_bitset`](Self::wait_bitset)
+    /// bits share a bit with `mask` (plain [`wait`](Self::wait) sleepers
+    /// match every mask). Returns how many were woken.
+    #[doc(alias = "FUTEX_WAKE_BITSET")]
+    pub fn wake_bitset(&self, mask: u32) -> usize {
+        if mask == 0 {
+            return 0;
+        }
+        // SAFETY: the word is a live, aligned `u32`; FUTEX_WAKE_BITSET uses
+        // its address as a key and reads no other memory.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                self.0.as_ptr(),
+                libc::FUTEX_WAKE_BITSET,
+                i32::MAX,
+                std::ptr::null::<libc::timespec>(),
+                std::ptr::null::<u32>(),
+                mask,
+            )
+        };
+        if r < 0 {
+            0
+        } else {
+            r as usize
+        }
+    }
 }
 
 /// Under loom the futex is emulated with a mutex and a condition variable so
@@ -171,7 +259,8 @@ impl FutexWord {
 #[cfg(loom)]
 pub struct FutexWord {
     word: AtomicU32,
-    lock: loom::sync::Mutex<()>,
+    /// The masks of every wake so far, in order (models are short).
+    lock: loom::sync::Mutex<Vec<u32>>,
     cv: loom::sync::Condvar,
 }
 
@@ -195,29 +284,56 @@ impl FutexWord {
     pub fn new(v: u32) -> Self {
         FutexWord {
             word: AtomicU32::new(v),
-            lock: loom::sync::Mutex::new(()),
+            lock: loom::sync::Mutex::new(Vec::new()),
             cv: loom::sync::Condvar::new(),
         }
     }
 
     /// Emulated `FUTEX_WAIT`: compare under the lock, then wait for a wake.
     /// The timeout is ignored (see the type's docs).
-    pub fn wait(&self, expected: u32, _timeout: Option<std::time::Duration>) -> FutexWait {
-        let guard = self.lock.lock().unwrap();
+    pub fn wait(&self, expected: u32, timeout: Option<std::time::Duration>) -> FutexWait {
+        self.wait_bitset(expected, u32::MAX, timeout)
+    }
+
+    /// Emulated `FUTEX_WAKE`: wakes every waiter (a superset of `n`, which
+    /// the callers' re-check loops tolerate like spurious wake-ups).
+    pub fn wake(&self, _n: u32) -> usize {
+        self.wake_bitset(u32::MAX)
+    }
+
+    /// Emulated `FUTEX_WAIT_BITSET`: returns only once a wake whose mask
+    /// shares a bit with `bits` happened after the compare (a wake for
+    /// other bits leaves it asleep, as the kernel does).
+    pub fn wait_bitset(
+        &self,
+        expected: u32,
+        bits: u32,
+        _timeout: Option<std::time::Duration>,
+    ) -> FutexWait {
+        let mut guard = self.lock.lock().unwrap();
         // ORDERING: SeqCst under the emulation lock — the kernel's compare is
         // ordered with the wake by its hash-bucket lock; the mutex plays
         // that part here.
         if self.word.load(Ordering::SeqCst) != expected {
             return FutexWait::ValueChanged;
         }
-        drop(self.cv.wait(guard).unwrap());
-        FutexWait::Woken
+        let seen = guard.len();
+        loop {
+            guard = self.cv.wait(guard).unwrap();
+            if guard[seen..].iter().any(|m| m & bits != 0) {
+                return FutexWait::Woken;
+            }
+        }
     }
 
-    /// Emulated `FUTEX_WAKE`: wakes every waiter (a superset of `n`, which
-    /// the callers' re-check loops tolerate like spurious wake-ups).
-    pub fn wake(&self, _n: u32) -> usize {
-        let _guard = self.lock.lock().unwrap();
+    /// Emulated `FUTEX_WAKE_BITSET`: wakes the waiters whose bits meet
+    /// `mask`.
+    pub fn wake_bitset(&self, mask: u32) -> usize {
+        if mask == 0 {
+            return 0;
+        }
+        let mut guard = self.lock.lock().unwrap();
+        guard.push(mask);
         self.cv.notify_all();
         1
     }

@@ -214,9 +214,13 @@ pub(crate) struct Events {
     /// PROC_LOCAL events, encoded (a heap ring: never in shared memory).
     pub(crate) local: Ring,
     /// This client's inbound ring in the segment (producers: peers and the
-    /// server; consumer: the progress thread). Its doorbell wakes the
-    /// progress thread for every source of work.
+    /// server; consumer: the progress thread). `wake_consumer` on it wakes
+    /// the progress thread for every source of work.
     pub(crate) inbound: Ring,
+    /// The progress thread's bits in the segment's wake group (0: it
+    /// sleeps on the inbound ring's own doorbell), see
+    /// `Ring::consumer_wait_until`.
+    pub(crate) wake_bits: u32,
     /// Other work for the progress thread.
     pub(crate) commands: Mutex<VecDeque<Command>>,
     /// `commands` is not empty (checked without the lock).
@@ -259,8 +263,15 @@ pub(crate) struct Local {
 }
 
 impl Events {
-    /// Builds the machinery and starts the progress thread on `inbound`.
-    pub(crate) fn start(me: Proc, inbound: Ring, spin: Duration) -> Result<Arc<Events>> {
+    /// Builds the machinery and starts the progress thread on `inbound`;
+    /// it sleeps in the ring's wake group on `wake_bits` (0: on the ring's
+    /// own doorbell).
+    pub(crate) fn start(
+        me: Proc,
+        inbound: Ring,
+        spin: Duration,
+        wake_bits: u32,
+    ) -> Result<Arc<Events>> {
         let consumer = inbound.consumer().map_err(|e| {
             Error::with_context(
                 Status::ERR_INIT,
@@ -280,6 +291,7 @@ impl Events {
             registry: Mutex::new(()),
             local,
             inbound,
+            wake_bits,
             commands: Mutex::new(VecDeque::new()),
             pending: AtomicBool::new(false),
             stop: AtomicBool::new(false),
@@ -321,7 +333,7 @@ impl Events {
         // load: a thread that sees the flag finds the command (the lock
         // orders the queue itself).
         self.pending.store(true, Ordering::Release);
-        self.inbound.consumer_doorbell().ring();
+        self.inbound.wake_consumer();
     }
 
     /// Registers a handler; see [`crate::Client::register_event_handler`].
@@ -399,7 +411,7 @@ impl Events {
     pub(crate) fn shutdown(&self) {
         // ORDERING: Release — pairs with the Acquire load in the loop.
         self.stop.store(true, Ordering::Release);
-        self.inbound.consumer_doorbell().ring();
+        self.inbound.wake_consumer();
         if self.on_progress_thread() {
             return;
         }

@@ -11,7 +11,7 @@ use pmix_core::codec::Encoder;
 use pmix_core::event::{EventMsg, Origin, RECORD_EVENT};
 use pmix_core::proto::{peer_state, Request};
 use pmix_core::{attrs, DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
-use pmix_shm::ring::{PushTimeoutError, Ring, TryPushError};
+use pmix_shm::ring::{PushTimeoutError, Ring, TryPushError, WakeBatch};
 
 use super::{Command, Events, OutcomeFn, PUSH_TIMEOUT};
 use crate::{deadline_from, peers, Inner};
@@ -170,7 +170,16 @@ fn push_error(what: &str, e: impl std::fmt::Display) -> Error {
 /// to [`PUSH_TIMEOUT`] — except on the progress thread, which must not
 /// wait for a ring it may itself have to drain.
 fn push(ring: &Ring, bytes: &[u8], may_wait: bool) -> Result<()> {
-    match ring.try_push(RECORD_EVENT, bytes) {
+    push_quiet(ring, bytes, may_wait)?;
+    ring.wake_consumer();
+    Ok(())
+}
+
+/// As [`push`], but the caller owes the consumer its wake-up (a
+/// [`WakeBatch`] for a fan-out); only a push that had to wait for room
+/// has woken the consumer itself.
+fn push_quiet(ring: &Ring, bytes: &[u8], may_wait: bool) -> Result<()> {
+    match ring.try_push_quiet(RECORD_EVENT, bytes) {
         Ok(()) => Ok(()),
         Err(TryPushError::Full) if may_wait => ring
             .push_timeout(RECORD_EVENT, bytes, PUSH_TIMEOUT)
@@ -206,7 +215,7 @@ impl Events {
         }
         let may_wait = !self.on_progress_thread();
         with_encoded(ev, |bytes| push(&self.local, bytes, may_wait))?;
-        self.inbound.consumer_doorbell().ring();
+        self.inbound.wake_consumer();
         Ok(())
     }
 }
@@ -275,9 +284,15 @@ fn send(
     self::plan(inner, ev, plan);
     let mut delivered = Vec::new();
     let mut failed = None;
+    // every target's record first, then the wake-ups the sleeping targets
+    // are owed: one system call for all that sleep in the segment's wake
+    // group (issue 18)
+    let mut wakes = WakeBatch::new();
     with_encoded(ev, |bytes| {
         for &slot in &plan.slots {
-            match peers::ring(inner, slot).and_then(|r| push(r, bytes, may_wait)) {
+            let pushed = peers::ring(inner, slot)
+                .and_then(|r| push_quiet(r, bytes, may_wait).map(|()| wakes.add(r)));
+            match pushed {
                 // only the server needs to know who has it already
                 Ok(()) if plan.server => delivered.push(slot),
                 Ok(()) => {}
@@ -285,6 +300,7 @@ fn send(
             }
         }
     });
+    wakes.finish();
     if plan.server {
         let deadline: Option<Instant> = deadline_from(info)?;
         let req = Request::Notify {

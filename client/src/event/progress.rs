@@ -101,7 +101,8 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
             continue;
         }
         let (loc, inb) = (&local, &inbound);
-        ev.inbound.consumer_doorbell().wait_until(
+        ev.inbound.consumer_wait_until(
+            ev.wake_bits,
             // ORDERING: Acquire — as above; the consumers' checks are
             // ordered by the doorbell's fence.
             || {

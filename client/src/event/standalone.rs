@@ -43,13 +43,13 @@ impl ProcessEvents {
     /// `PMIX_ERR_INIT` when the thread or its queues cannot be made.
     pub fn start(me: Proc) -> Result<ProcessEvents> {
         // Nothing writes this ring: it gives the progress thread its
-        // doorbell (commands and local events ring it).
+        // doorbell (commands and local events wake it through it).
         let inbound = Ring::new_heap(
             RingParams::new(LOCAL_QUEUE_CELLS)
                 .map_err(|e| Error::with_context(Status::ERR_INIT, format!("event queue: {e}")))?,
         );
         Ok(ProcessEvents {
-            inner: Arc::new(Owner(Events::start(me, inbound, SPIN)?)),
+            inner: Arc::new(Owner(Events::start(me, inbound, SPIN, 0)?)),
         })
     }
 

@@ -23,8 +23,11 @@ fn me() -> Proc {
 }
 
 fn start() -> (Arc<Events>, Ring) {
-    let inbound = Ring::new_heap(RingParams::new(1024).unwrap());
-    let ev = Events::start(me(), inbound.clone(), Duration::from_micros(2)).unwrap();
+    // in a wake group, as a segment's ring is: the progress thread sleeps
+    // on the group word, on its bit
+    let inbound = Ring::new_heap(RingParams::new(1024).unwrap())
+        .with_wake_group(pmix_shm::wake_group::WakeGroup::new_heap());
+    let ev = Events::start(me(), inbound.clone(), Duration::from_micros(2), 1 << 3).unwrap();
     (ev, inbound)
 }
 
@@ -526,7 +529,7 @@ fn duplicate_ids_from_the_ring_are_dropped_and_garbage_raises_comm_failure() {
     msg.source = Some(Proc::new("peer", Rank(3)).unwrap());
     inbound.try_push(RECORD_EVENT, &msg.encode()).unwrap();
     inbound.try_push(RECORD_EVENT, &msg.encode()).unwrap();
-    inbound.consumer_doorbell().ring();
+    inbound.wake_consumer();
     inbound.try_push(RECORD_EVENT, b"not an event").unwrap();
     let (source, info) = rx.recv_timeout(WAIT).unwrap();
     assert_eq!(source, None);
@@ -585,7 +588,7 @@ fn inject(inbound: &Ring, seq: u64, status: Status, source: Option<Proc>, info: 
     msg.source = source;
     msg.info = info;
     inbound.try_push(RECORD_EVENT, &msg.encode()).unwrap();
-    inbound.consumer_doorbell().ring();
+    inbound.wake_consumer();
 }
 
 #[test]

@@ -53,6 +53,8 @@ pub struct Memory {
     #[cfg(not(loom))]
     keep: Option<KeepAlive>,
     identity: Option<RegionId>,
+    /// The wake group of the segment the region is in (none on the heap).
+    wake_group: Option<crate::wake_group::WakeGroup>,
     /// One loom object per part, in part order.
     #[cfg(loom)]
     parts: Vec<Arc<dyn Any + Send + Sync>>,
@@ -93,6 +95,7 @@ impl Memory {
             len,
             keep: owner,
             identity: None,
+            wake_group: None,
         }
     }
 
@@ -106,6 +109,7 @@ impl Memory {
         Memory {
             len,
             identity: Some(heap_identity(first)),
+            wake_group: None,
             parts,
         }
     }
@@ -115,6 +119,18 @@ impl Memory {
     pub(crate) fn with_identity(mut self, id: RegionId) -> Memory {
         self.identity = Some(id);
         self
+    }
+
+    /// Names the wake group of the segment this memory is in.
+    #[cfg(not(loom))]
+    pub(crate) fn with_wake_group(mut self, group: crate::wake_group::WakeGroup) -> Memory {
+        self.wake_group = Some(group);
+        self
+    }
+
+    /// The wake group of the segment this memory is in, if any.
+    pub(crate) fn wake_group(&self) -> Option<&crate::wake_group::WakeGroup> {
+        self.wake_group.as_ref()
     }
 
     /// Which region of which file this is, for a segment region.

@@ -267,6 +267,8 @@ impl Consumer {
             if deadline.is_some_and(|d| now >= d) {
                 return Err(PopTimeoutError::Timeout);
             }
+            // this sleep is on the doorbell word itself, not in a group
+            self.ring.set_consumer_wake_bits(0);
             let bell = &self.ring.inner.hdr().doorbell;
             let ticket = bell.prepare_sleep();
             if self.peek_ready() {

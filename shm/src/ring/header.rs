@@ -36,7 +36,12 @@ pub struct RingHeader {
     pub(crate) corrupt: AtomicU64,
     /// Pid of the process holding the consumer role; 0 = none.
     pub(crate) consumer_pid: AtomicU32,
-    _reserved0: [u32; 23],
+    /// Where the consumer sleeps: 0 = on `doorbell` itself; otherwise its
+    /// bits in the segment's wake group (`wake_group.rs`). Written by the
+    /// consumer before it announces sleep (the announcement's Release
+    /// publishes it), read by ringers after taking the announcement.
+    pub(crate) consumer_wake_bits: AtomicU32,
+    _reserved0: [u32; 22],
     /// Next position to reserve (in cells; never wraps in practice).
     pub(crate) tail: AtomicU64,
     _pad_tail: [u64; 15],
@@ -94,6 +99,7 @@ const _: () = {
     assert!(offset_of!(RingHeader, lost) == 16);
     assert!(offset_of!(RingHeader, corrupt) == 24);
     assert!(offset_of!(RingHeader, consumer_pid) == 32);
+    assert!(offset_of!(RingHeader, consumer_wake_bits) == 36);
     assert!(offset_of!(RingHeader, tail) == HOT_LINE);
     assert!(offset_of!(RingHeader, head) == 2 * HOT_LINE);
     assert!(offset_of!(RingHeader, doorbell) == 3 * HOT_LINE);
@@ -118,7 +124,8 @@ unsafe impl Plain for RingHeader {
             lost: AtomicU64::new(0),
             corrupt: AtomicU64::new(0),
             consumer_pid: AtomicU32::new(0),
-            _reserved0: [0; 23],
+            consumer_wake_bits: AtomicU32::new(0),
+            _reserved0: [0; 22],
             tail: AtomicU64::new(0),
             _pad_tail: [0; 15],
             head: AtomicU64::new(0),

@@ -99,6 +99,7 @@ mod region; // the ring as a Region: geometry, image, header checks; new_heap
 mod stuck; // Hole and Stall: what the consumer remembers about stuck records
 #[cfg(all(test, not(loom)))]
 mod tests;
+mod wake; // waking the consumer: own doorbell or wake group, WakeBatch
 
 pub use consumer::{Consumer, DEFAULT_ABANDON_AFTER, DEFAULT_SPIN};
 pub use error::{
@@ -107,6 +108,7 @@ pub use error::{
 };
 pub use params::RingParams;
 pub use region::RingGeometry;
+pub use wake::WakeBatch;
 
 use std::fmt;
 use std::sync::Arc;
@@ -134,6 +136,8 @@ use inner::RingInner;
 #[derive(Clone)]
 pub struct Ring {
     inner: Arc<RingInner>,
+    /// The wake group of the ring's segment (`wake.rs`), if it has one.
+    group: Option<crate::wake_group::WakeGroup>,
 }
 
 impl fmt::Debug for Ring {
@@ -159,11 +163,13 @@ pub struct Reservation {
 }
 
 impl Ring {
-    /// The doorbell the consumer sleeps on and producers ring after each
-    /// commit. A consumer that also waits for other work (an in-process
-    /// queue) sleeps on it with `Doorbell::wait_until`, checking
+    /// The doorbell the consumer announces its sleep on and producers
+    /// check after each commit. A consumer that also waits for other work
+    /// (an in-process queue) sleeps with
+    /// [`consumer_wait_until`](Self::consumer_wait_until), checking
     /// [`Consumer::is_ready`] and its other sources; whoever feeds those
-    /// sources rings it after publishing.
+    /// sources calls [`wake_consumer`](Self::wake_consumer) after
+    /// publishing.
     pub fn consumer_doorbell(&self) -> &crate::doorbell::Doorbell {
         &self.inner.hdr().doorbell
     }

@@ -27,7 +27,7 @@ impl Reservation {
         }
         self.ring
             .fill_and_commit(self.pos, self.claim, kind, payload)?;
-        self.ring.inner.hdr().doorbell.ring();
+        self.ring.wake_consumer();
         Ok(())
     }
 }
@@ -55,10 +55,22 @@ impl Ring {
     /// assert!(matches!(ring.try_push(1, &[0; 200]), Err(TryPushError::TooLarge { .. })));
     /// ```
     pub fn try_push(&self, kind: u16, payload: &[u8]) -> Result<(), TryPushError> {
-        let (pos, claim) = self.reserve(payload.len(), pid::current(), Claiming::Full)?;
-        self.fill_and_commit(pos, claim, kind, payload)?;
-        self.inner.hdr().doorbell.ring();
+        self.try_push_quiet(kind, payload)?;
+        self.wake_consumer();
         Ok(())
+    }
+
+    /// As [`try_push`](Self::try_push), but wakes nobody: the caller
+    /// owes the consumer a wake-up, [`wake_consumer`](Self::wake_consumer)
+    /// or a [`WakeBatch`](super::WakeBatch) that takes this ring (a
+    /// fan-out pushes into every target first, then wakes the sleeping
+    /// ones with one system call).
+    ///
+    /// # Errors
+    /// As [`try_push`](Self::try_push).
+    pub fn try_push_quiet(&self, kind: u16, payload: &[u8]) -> Result<(), TryPushError> {
+        let (pos, claim) = self.reserve(payload.len(), pid::current(), Claiming::Full)?;
+        self.fill_and_commit(pos, claim, kind, payload)
     }
 
     /// Pushes one record, waiting for room up to `timeout`.

@@ -54,6 +54,7 @@ impl Region for Ring {
         hdr.lost.store(0, Ordering::Relaxed);
         hdr.corrupt.store(0, Ordering::Relaxed);
         hdr.consumer_pid.store(0, Ordering::Relaxed);
+        hdr.consumer_wake_bits.store(0, Ordering::Relaxed);
         hdr.tail.store(0, Ordering::Relaxed);
         hdr.head.store(0, Ordering::Relaxed);
         hdr.doorbell.reset();
@@ -105,6 +106,7 @@ impl Attach for Ring {
     fn from_memory(mem: Memory, geom: RingGeometry) -> Result<Ring, OpenError> {
         let cap = geom.cells as u64;
         Ok(Ring {
+            group: mem.wake_group().cloned(),
             inner: Arc::new(RingInner {
                 header: mem.header(),
                 cells: cells(&mem, &geom),

@@ -5,7 +5,7 @@
 use std::ptr::NonNull;
 
 use crate::layout::{REGION_ENTRY_SIZE, SEGMENT_HEADER_SIZE};
-use crate::sync::{AtomicU32, AtomicU64};
+use crate::sync::{AtomicU32, AtomicU64, FutexWord};
 
 /// The fixed segment header at offset 0 (128 bytes). Written by the creator
 /// before it stores `ready` (last, `Release`); read by openers with relaxed
@@ -33,7 +33,11 @@ pub(super) struct SegmentHeader {
     _reserved0: [u8; 24],
     /// 0 = not ready; `SEGMENT_READY` once every region is initialised.
     pub(super) ready: AtomicU32,
-    _reserved1: [u32; 15],
+    /// The segment's wake group word (`wake_group.rs`): the consumers of
+    /// the segment's rings that sleep in the group sleep here, each on its
+    /// bit. Zero at creation (a zeroed segment).
+    pub(super) wake_group: FutexWord,
+    _reserved1: [u32; 14],
 }
 
 /// One region directory entry (32 bytes); the directory starts at offset
@@ -68,7 +72,8 @@ const _: () = {
     assert!(offset_of!(SegmentHeader, dir_len) == 36);
     assert!(offset_of!(SegmentHeader, _reserved0) == 40);
     assert!(offset_of!(SegmentHeader, ready) == 64);
-    assert!(offset_of!(SegmentHeader, _reserved1) == 68);
+    assert!(offset_of!(SegmentHeader, wake_group) == 68);
+    assert!(offset_of!(SegmentHeader, _reserved1) == 72);
     assert!(size_of::<RegionEntry>() == REGION_ENTRY_SIZE);
     assert!(offset_of!(RegionEntry, kind) == 0);
     assert!(offset_of!(RegionEntry, id) == 4);

@@ -141,4 +141,15 @@ impl Segment {
     pub fn owner(&self) -> Arc<dyn Any + Send + Sync> {
         self.map.clone()
     }
+
+    /// The segment's wake group (the header's `wake_group` word): every
+    /// ring attached or initialised from this segment carries it.
+    pub fn wake_group(&self) -> crate::wake_group::WakeGroup {
+        // SAFETY: `base` is the page-aligned start of our live mapping,
+        // which holds at least a header.
+        let hdr = unsafe { header::header(self.base) };
+        let word = std::ptr::NonNull::from(&hdr.wake_group);
+        // SAFETY: the word lies in the mapping, which the owner keeps alive.
+        unsafe { crate::wake_group::WakeGroup::from_raw(word, self.owner()) }
+    }
 }

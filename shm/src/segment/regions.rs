@@ -37,7 +37,9 @@ impl Segment {
             Memory::from_raw(at, info.len, Some(self.owner()))
         };
         let (dev, ino) = self.map.file_id;
-        Ok(memory.with_identity((dev, ino, info.offset)))
+        Ok(memory
+            .with_identity((dev, ino, info.offset))
+            .with_wake_group(self.wake_group()))
     }
 
     /// Creator only, before [`publish`](Self::publish): writes a fresh `R`

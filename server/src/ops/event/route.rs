@@ -8,6 +8,7 @@ use std::sync::Arc;
 use pmix_core::event::{EventId, EventMsg, Origin, RECORD_EVENT};
 use pmix_core::proto::{caps, msg, Reply};
 use pmix_core::{DataRange, Error, Info, Proc, Rank, Result, Status};
+use pmix_shm::ring::WakeBatch;
 
 use crate::inner::{Inner, State};
 use crate::link::Link;
@@ -52,6 +53,22 @@ pub(crate) fn reads_ring(link: Option<&Link>) -> bool {
 
 /// Pushes one record; `false` (logged) when it could not.
 pub(crate) fn push(inner: &Inner, slot: u32, proc: &Proc, s: &Stored, wait: bool) -> bool {
+    let mut wakes = WakeBatch::new();
+    let pushed = push_batched(inner, slot, proc, s, wait, &mut wakes);
+    wakes.finish();
+    pushed
+}
+
+/// As [`push`]; a record pushed without waiting leaves its consumer's
+/// wake-up in `wakes` (one system call per fan-out, issue 18).
+fn push_batched(
+    inner: &Inner,
+    slot: u32,
+    proc: &Proc,
+    s: &Stored,
+    wait: bool,
+    wakes: &mut WakeBatch,
+) -> bool {
     let Some(ring) = inner.rings.get(slot as usize) else {
         return false;
     };
@@ -59,7 +76,8 @@ pub(crate) fn push(inner: &Inner, slot: u32, proc: &Proc, s: &Stored, wait: bool
         ring.push_timeout(RECORD_EVENT, &s.bytes, inner.cfg.event_push_timeout)
             .map_err(|e| e.to_string())
     } else {
-        ring.try_push(RECORD_EVENT, &s.bytes)
+        ring.try_push_quiet(RECORD_EVENT, &s.bytes)
+            .map(|()| wakes.add(ring))
             .map_err(|e| e.to_string())
     };
     match r {
@@ -79,11 +97,28 @@ pub(crate) fn push(inner: &Inner, slot: u32, proc: &Proc, s: &Stored, wait: bool
 /// and nothing waits for that ring, else through the pusher thread
 /// (`pusher.rs`), which waits for room, bounded. Never waits itself.
 pub(crate) fn push_in_order(inner: &Arc<Inner>, slot: u32, proc: &Proc, s: &Arc<Stored>) {
+    let mut wakes = WakeBatch::new();
+    push_in_order_batched(inner, slot, proc, s, &mut wakes);
+    wakes.finish();
+}
+
+/// As [`push_in_order`]; a record pushed at once leaves its consumer's
+/// wake-up in `wakes`.
+fn push_in_order_batched(
+    inner: &Arc<Inner>,
+    slot: u32,
+    proc: &Proc,
+    s: &Arc<Stored>,
+    wakes: &mut WakeBatch,
+) {
     let now = || {
-        inner
-            .rings
-            .get(slot as usize)
-            .is_some_and(|r| r.try_push(RECORD_EVENT, &s.bytes).is_ok())
+        inner.rings.get(slot as usize).is_some_and(|r| {
+            let pushed = r.try_push_quiet(RECORD_EVENT, &s.bytes).is_ok();
+            if pushed {
+                wakes.add(r);
+            }
+            pushed
+        })
     };
     let later = || -> PushJob {
         let (weak, proc, s) = (Arc::downgrade(inner), proc.clone(), Arc::clone(s));
@@ -99,18 +134,22 @@ pub(crate) fn push_in_order(inner: &Arc<Inner>, slot: u32, proc: &Proc, s: &Arc<
 /// Pushes to every target. A client not reading its ring yet whose ring
 /// is full gets the event held for it, pushed again after its handshake.
 fn deliver(inner: &Arc<Inner>, stored: &Arc<Stored>, to: &[Delivery]) {
+    // every target's record first, then one wake-up call for the
+    // targets asleep in the segment's wake group
+    let mut wakes = WakeBatch::new();
     let missed: Vec<&Proc> = to
         .iter()
         .filter(|d| {
             if d.wait {
-                push_in_order(inner, d.slot, &d.proc, stored);
+                push_in_order_batched(inner, d.slot, &d.proc, stored, &mut wakes);
                 false
             } else {
-                !push(inner, d.slot, &d.proc, stored, false)
+                !push_batched(inner, d.slot, &d.proc, stored, false, &mut wakes)
             }
         })
         .map(|d| &d.proc)
         .collect();
+    wakes.finish();
     if missed.is_empty() {
         return;
     }
