@@ -23,6 +23,7 @@ mod fence;
 mod fence_failure;
 mod get_all;
 mod group;
+mod group_decide;
 mod group_ops;
 mod log;
 mod lost;
@@ -393,6 +394,7 @@ impl Client {
                 connects: Mutex::new(Vec::new()),
             }),
         };
+        group_decide::install(&client.inner);
         if let Some(ev) = &client.inner.events {
             let weak = Arc::downgrade(&client.inner);
             *ev.interest.lock() = Some(Box::new(move |codes, default| {

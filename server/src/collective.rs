@@ -247,6 +247,17 @@ impl Episodes {
     }
 }
 
+/// What [`Collectives::reopen`] did with an episode.
+#[derive(Debug)]
+pub(crate) enum Reopened<W> {
+    /// Open again, waiting for the rest.
+    Waiting,
+    /// Whole already: the caller completes it.
+    Whole(Episode<W>),
+    /// Another episode of its key is open: given back.
+    Taken(Episode<W>),
+}
+
 /// Every collective the server tracks (see the module docs).
 #[derive(Debug)]
 pub(crate) struct Collectives<W> {
@@ -472,6 +483,24 @@ impl<W> Collectives<W> {
             }
         }
         ended
+    }
+
+    /// Opens again an episode that [`depart`](Self::depart) aborted for
+    /// `gone`, now counting `gone` as departed (a group construct whose
+    /// leader died and a participant claimed the lead). The episode when
+    /// it is whole already (the caller completes it), or back when another
+    /// episode of its key opened meanwhile.
+    pub(crate) fn reopen(&mut self, mut ep: Episode<W>, gone: Proc) -> Reopened<W> {
+        if self.open.contains_key(&ep.key) {
+            return Reopened::Taken(ep);
+        }
+        ep.contributed.retain(|(p, _)| *p != gone);
+        ep.departed.insert(gone);
+        if ep.is_whole() {
+            return Reopened::Whole(ep);
+        }
+        self.open.insert(ep.key.clone(), ep);
+        Reopened::Waiting
     }
 
     /// Keeps an episode whose local part is done until the host answers

@@ -23,6 +23,18 @@ pub mod op {
     pub const DESTRUCT: u8 = 1;
 }
 
+/// What a participant's handlers decided about a group failure event
+/// ([`msg::GROUP_DECIDE`](super::msg::GROUP_DECIDE)).
+pub mod decision {
+    /// No handler asked for anything.
+    pub const NONE: u8 = 0;
+    /// A handler returned `PMIX_GROUP_LEADER` (true): the participant
+    /// claims the lead.
+    pub const LEADER: u8 = 1;
+    /// A handler returned `PMIX_GROUP_CONSTRUCT_ABORT`.
+    pub const ABORT: u8 = 2;
+}
+
 /// The outcome of a group construct.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {

@@ -1,0 +1,138 @@
+//! A PMIx client driven by `launcher/tests/group_leader.rs`: a construct
+//! whose declared leader dies, and what the participants' handlers for
+//! `PMIX_GROUP_LEADER_FAILED` decide. `groupleader <scenario>` prints
+//! `ok …` lines and exits 0 when every check passed; a failed check prints
+//! `FAIL: …` and exits 1.
+//!
+//! Both scenarios (4 ranks): rank 0 declares itself `PMIX_GROUP_LEADER`,
+//! calls construct of "nl" over the job (`_nb`) and SIGKILLs itself
+//! 300 ms later (printing `dying <unix-ms>`); ranks 1, 2 call the blocking
+//! construct at once, rank 3 800 ms later (after the death).
+//! - `claim`: ranks 1 and 2 answer `PMIX_GROUP_LEADER_FAILED` with the
+//!   result `PMIX_GROUP_LEADER` (true). Every one
+//!   prints `selected Some(<rank>) <unix-ms>` for each `PMIX_GROUP_LEADER_SELECTED` it
+//!   hears and `constructed <status> <ranks,...> <unix-ms>`; then a fence
+//!   over the group and its destruct.
+//! - `abort`: rank 2's handler returns `PMIX_GROUP_CONSTRUCT_ABORT`;
+//!   every one prints `failed <status> <unix-ms>` (rank 3, arriving after
+//!   the abort, finds its construct failed by the leader's death).
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use pmix_client::Client;
+use pmix_core::{attrs, Info, Nspace, Proc, Rank, Status, Value};
+
+fn fail(msg: String) -> ! {
+    println!("FAIL: {msg}");
+    std::process::exit(1)
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+fn info(key: &str, v: Value) -> Info {
+    Info::new(key, v).unwrap()
+}
+
+fn affected(infos: &[Info]) -> Option<u32> {
+    match pmix_core::info::find(infos, attrs::EVENT_AFFECTED_PROC).map(|i| &i.value) {
+        Some(Value::Proc(p)) => Some(p.rank.0),
+        _ => None,
+    }
+}
+
+fn die() -> ! {
+    println!("dying {}", now_ms());
+    let pid = std::process::id().to_string();
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &pid])
+        .status();
+    std::thread::sleep(Duration::from_secs(30));
+    fail("still alive".into())
+}
+
+fn scenario(c: &Client, abort: bool) {
+    let me = c.proc().clone();
+    let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    if me.rank.0 == 0 {
+        let lead = info(attrs::GROUP_LEADER, Value::Bool(true));
+        c.group_construct_nb("nl", &all, &[lead, limit], |_| {});
+        std::thread::sleep(Duration::from_millis(300));
+        die();
+    }
+    let claims = !abort && me.rank.0 != 3;
+    let aborts = abort && me.rank.0 == 2;
+    c.register_event_handler(&[Status::GROUP_LEADER_FAILED], &[], move |e, done| {
+        println!("leader failed {:?}", affected(e.info));
+        if aborts {
+            done.done(Status::GROUP_CONSTRUCT_ABORT, vec![]);
+        } else if claims {
+            let claim = info(attrs::GROUP_LEADER, Value::Bool(true));
+            done.done(Status::SUCCESS, vec![claim]);
+        } else {
+            done.done(Status::SUCCESS, vec![]);
+        }
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    let selected = Arc::new(Mutex::new(Vec::<(Option<u32>, u128)>::new()));
+    let s2 = Arc::clone(&selected);
+    c.register_event_handler(&[Status::GROUP_LEADER_SELECTED], &[], move |e, done| {
+        s2.lock().unwrap().push((affected(e.info), now_ms()));
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    if me.rank.0 == 3 {
+        // arrives after the leader's death
+        std::thread::sleep(Duration::from_millis(800));
+    }
+    match c.group_construct("nl", &all, &[limit]) {
+        Err(e) => {
+            println!("failed {} {}", e.status().0, now_ms());
+            println!("why {e}");
+        }
+        Ok(x) => {
+            let members = match pmix_core::info::find(&x.results, attrs::GROUP_MEMBERSHIP)
+                .map(|i| &i.value)
+            {
+                Some(Value::DataArray(a)) => a.procs().unwrap_or_default(),
+                _ => vec![],
+            };
+            let ranks: Vec<String> = members.iter().map(|p| p.rank.0.to_string()).collect();
+            println!(
+                "constructed {} {} {}",
+                x.status.0,
+                ranks.join(","),
+                now_ms()
+            );
+            let group = Proc::from_parts(Nspace::new("nl").unwrap(), Rank::WILDCARD);
+            c.fence(&[group], &[])
+                .unwrap_or_else(|e| fail(format!("fence over the group: {e}")));
+            c.group_destruct("nl", &[info(attrs::TIMEOUT, Value::Int32(10))])
+                .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+            println!("ok destructed");
+        }
+    }
+    // a second LEADER_SELECTED would come right after the first
+    std::thread::sleep(Duration::from_millis(300));
+    for (s, at) in selected.lock().unwrap().iter() {
+        println!("selected {s:?} {at}");
+    }
+}
+
+fn main() {
+    let which = std::env::args().nth(1).unwrap_or_default();
+    let c = Client::init(&[]).unwrap_or_else(|e| fail(format!("init: {e}")));
+    match which.as_str() {
+        "claim" => scenario(&c, false),
+        "abort" => scenario(&c, true),
+        s => fail(format!("unknown scenario {s:?}")),
+    }
+    c.finalize()
+        .unwrap_or_else(|e| fail(format!("finalize: {e}")));
+    println!("ok done");
+}

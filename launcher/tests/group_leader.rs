@@ -1,0 +1,126 @@
+//! A construct whose declared leader dies, across real processes: the
+//! participants' `PMIX_GROUP_LEADER_FAILED` handlers claim the lead or
+//! abort (`examples/groupleader.rs`, in-test server).
+
+use std::process::Output;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pmix_core::Status;
+use pmix_server::NullHost;
+
+mod common;
+use common::{one_node_job, start_client, text, wait_all};
+
+fn run(tmp: &tempfile::TempDir, tag: &str, scenario: &str) -> (pmix_server::Server, Vec<Output>) {
+    let (server, ns) = one_node_job(tag, 4, Arc::new(NullHost), tmp.path());
+    let kids = (0..4)
+        .map(|r| start_client("groupleader", &server, &ns, r, scenario))
+        .collect();
+    let outs = wait_all(kids, Duration::from_secs(60));
+    (server, outs)
+}
+
+/// The fields after `what` on the first line that starts with it.
+fn line(o: &Output, what: &str) -> Option<Vec<String>> {
+    String::from_utf8_lossy(&o.stdout).lines().find_map(|l| {
+        let mut f = l.split(' ');
+        (f.next() == Some(what)).then(|| f.map(str::to_owned).collect())
+    })
+}
+
+fn died_at(o: &Output) -> u128 {
+    line(o, "dying").unwrap_or_else(|| panic!("{}", text(o)))[0]
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_participant_claims_the_lead_after_the_leader_died_and_the_construct_completes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "gclaim", "claim");
+    let died = died_at(&outs[0]);
+    let mut leaders = Vec::new();
+    for o in &outs[1..] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let c = line(o, "constructed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            c[0],
+            Status::ERR_PARTIAL_SUCCESS.0.to_string(),
+            "{}",
+            text(o)
+        );
+        assert_eq!(c[1], "1,2,3", "the dead leader is dropped: {}", text(o));
+        let after = c[2].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("construct completed {after} ms after the leader's SIGKILL (rank 3 arrives ~500 ms after it)");
+        assert!(
+            after < 2000,
+            "completed {after} ms after the death: {}",
+            text(o)
+        );
+        let sel: Vec<Vec<String>> = text(o)
+            .lines()
+            .filter_map(|l| l.strip_prefix("selected "))
+            .map(|l| l.split(' ').map(str::to_owned).collect())
+            .collect();
+        assert_eq!(
+            sel.len(),
+            1,
+            "exactly one PMIX_GROUP_LEADER_SELECTED: {}",
+            text(o)
+        );
+        let heard = sel[0][1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("PMIX_GROUP_LEADER_SELECTED {heard} ms after the leader's SIGKILL");
+        assert!(
+            heard < 2000,
+            "selected {heard} ms after the death: {}",
+            text(o)
+        );
+        leaders.push(sel[0][0].clone());
+        assert!(text(o).contains("ok destructed"), "{}", text(o));
+    }
+    // one leader, the same everywhere, one of the two claimants
+    assert!(leaders.iter().all(|l| *l == leaders[0]), "{leaders:?}");
+    assert!(
+        leaders[0] == "Some(1)" || leaders[0] == "Some(2)",
+        "{leaders:?}"
+    );
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn a_handler_aborting_after_the_leader_died_fails_every_waiting_construct() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "gabort", "abort");
+    let died = died_at(&outs[0]);
+    let o = &outs[3];
+    assert!(o.status.success(), "{}", text(o));
+    let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+    assert_eq!(
+        f[0],
+        Status::ERR_LOST_CONNECTION.0.to_string(),
+        "{}",
+        text(o)
+    );
+    for o in &outs[1..3] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            f[0],
+            Status::GROUP_CONSTRUCT_ABORT.0.to_string(),
+            "{}",
+            text(o)
+        );
+        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("construct aborted {after} ms after the leader's SIGKILL");
+        assert!(
+            after < 2000,
+            "aborted {after} ms after the death: {}",
+            text(o)
+        );
+        assert!(!text(o).contains("selected Some"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}

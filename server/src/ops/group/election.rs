@@ -1,0 +1,246 @@
+//! A construct whose declared `PMIX_GROUP_LEADER` died before it
+//! completed: the election of a new leader.
+//!
+//! Instead of failing the construct, the server keeps its episode here and
+//! raises `PMIX_GROUP_LEADER_FAILED` at every participant that called.
+//! Each participant's library sends what its handler chain decided
+//! (`GROUP_DECIDE`, `client/src/group_decide.rs`):
+//! - `PMIX_GROUP_LEADER` (true) in the results: a claim. The first claim
+//!   wins: the claimant's member array becomes the group-rank order,
+//!   `PMIX_GROUP_LEADER_SELECTED` naming it goes to every local participant
+//!   (those that have not called construct yet too), and
+//!   the construct goes on without the dead leader (it completes with
+//!   `PMIX_ERR_PARTIAL_SUCCESS` and the reduced membership). A later claim
+//!   is refused (`PMIX_ERR_BAD_PARAM`, naming the chosen leader).
+//! - `PMIX_GROUP_CONSTRUCT_ABORT` as a handler's status: every waiting
+//!   call returns `PMIX_GROUP_CONSTRUCT_ABORT` at once.
+//! - neither: when every participant declined (or died), the construct
+//!   fails as before the election (`PMIX_ERR_LOST_CONNECTION`, naming the
+//!   dead leader).
+//!
+//! A participant that calls construct during the election joins it. With
+//! no decision the election ends at [`CLAIM_WINDOW`] (or the construct's
+//! `PMIX_TIMEOUT`, if earlier): the construct fails.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pmix_core::proto::group::decision;
+use pmix_core::proto::Reply;
+use pmix_core::{Error, Proc, Status};
+
+use crate::collective::{Episode, Reopened};
+use crate::inner::Inner;
+use crate::link::ReplyTo;
+
+use super::tracker::GroupTracker;
+use super::{complete, events, finish, gone_error};
+
+/// How long a leaderless construct waits for its participants' decisions
+/// when some never answer (a client whose library does not decide).
+pub(crate) const CLAIM_WINDOW: Duration = Duration::from_secs(5);
+
+/// A construct waiting for a new leader.
+#[derive(Debug)]
+pub(crate) struct Election {
+    /// Names this election for its timer.
+    serial: u64,
+    /// The construct's episode (the dead leader's contribution removed).
+    ep: Episode<ReplyTo>,
+    /// The leader that died.
+    gone: Proc,
+    /// Participants whose handlers decided neither claim nor abort.
+    declined: BTreeSet<Proc>,
+}
+
+/// The declared leader `gone` of construct `id` died before it completed
+/// (`ep`, aborted by the tracker): elect a new one.
+pub(super) fn start(inner: &Arc<Inner>, mut ep: Episode<ReplyTo>, gone: Proc, id: String) {
+    ep.contributed.retain(|(p, _)| *p != gone);
+    if ep.contributed.is_empty() {
+        inner.state.lock().groups.pending.remove(&id);
+        return;
+    }
+    let at = Instant::now() + CLAIM_WINDOW;
+    let at = ep.deadline.map_or(at, |d| d.min(at));
+    let participants: Vec<Proc> = ep.contributed.iter().map(|(p, _)| p.clone()).collect();
+    {
+        let mut guard = inner.state.lock();
+        let st = &mut *guard;
+        let serial = st.groups.take_serial();
+        if let Some(p) = st.groups.pending.get_mut(&id) {
+            p.parts.remove(&gone);
+        }
+        st.groups.elections.insert(
+            id.clone(),
+            Election {
+                serial,
+                ep,
+                gone: gone.clone(),
+                declined: BTreeSet::new(),
+            },
+        );
+        let weak = Arc::downgrade(inner);
+        let eid = id.clone();
+        st.timer.at(
+            at,
+            Box::new(move || {
+                if let Some(inner) = weak.upgrade() {
+                    window_closed(&inner, &eid, serial);
+                }
+            }),
+        );
+    }
+    let mut all = participants;
+    all.push(gone.clone());
+    events::leader_failed(inner, &gone, &id, all);
+}
+
+/// A construct call of `me` for `id` while its leader is being elected
+/// joins the election's episode; `Some(to)` back when there is no
+/// election for `id` to join.
+pub(super) fn admit_locked(
+    groups: &mut GroupTracker,
+    id: &str,
+    me: &Proc,
+    to: ReplyTo,
+) -> Option<ReplyTo> {
+    let Some(el) = groups.elections.get_mut(id) else {
+        return Some(to);
+    };
+    if !el.ep.expected.contains(me) || el.ep.contributed.iter().any(|(p, _)| p == me) {
+        return Some(to);
+    }
+    el.ep.contributed.push((me.clone(), to));
+    None
+}
+
+/// The election of `id` (number `serial`) is still open at its deadline:
+/// nobody claimed the lead, the construct fails.
+fn window_closed(inner: &Arc<Inner>, id: &str, serial: u64) {
+    let el = {
+        let mut st = inner.state.lock();
+        if st.groups.elections.get(id).map(|e| e.serial) != Some(serial) {
+            return;
+        }
+        st.groups.pending.remove(id);
+        st.groups.elections.remove(id)
+    };
+    if let Some(el) = el {
+        no_leader(inner, &el);
+    }
+}
+
+fn no_leader(inner: &Arc<Inner>, el: &Election) {
+    let e = gone_error(inner, &el.gone);
+    let e = Error::with_context(
+        e.status(),
+        format!("{e}; no participant claimed the lead (PMIX_GROUP_LEADER in a handler's results)"),
+    );
+    finish(&el.ep, &Reply::error(&e));
+}
+
+/// A participant's `GROUP_DECIDE` on event `event` of group `id`.
+pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status, what: u8) {
+    if event != Status::GROUP_LEADER_FAILED {
+        // the other failure events decide nothing in the server yet
+        return to.send_status(Ok(()));
+    }
+    let me = to.proc().clone();
+    let mut guard = inner.state.lock();
+    let st = &mut *guard;
+    let Some(el) = st.groups.elections.get_mut(&id) else {
+        let leader = st
+            .groups
+            .pending
+            .get(&id)
+            .and_then(|p| p.parts.iter().find(|(_, part)| part.leader))
+            .map(|(who, _)| who.clone());
+        drop(guard);
+        if what != decision::LEADER {
+            return to.send_status(Ok(()));
+        }
+        let why = match leader {
+            Some(l) => format!(
+                "group {id:?}: the lead is taken already: rank {} of {} claimed it first",
+                l.rank.0, l.nspace
+            ),
+            None => format!("group {id:?}: no construct of it is waiting for a leader"),
+        };
+        return to.send(&Reply::error(&Error::bad_param(why)));
+    };
+    if !el.ep.contributed.iter().any(|(p, _)| *p == me) {
+        drop(guard);
+        return to.send(&Reply::error(&Error::with_context(
+            Status::ERR_NOT_A_MEMBER,
+            format!("group {id:?}: {me:?} is not a participant of its construct"),
+        )));
+    }
+    match what {
+        decision::LEADER => {
+            let Some(el) = st.groups.elections.remove(&id) else {
+                return;
+            };
+            if let Some(p) = st.groups.pending.get_mut(&id) {
+                if let Some(part) = p.parts.get_mut(&me) {
+                    part.leader = true;
+                }
+            }
+            // every local participant, arrived or not, hears it
+            let participants: Vec<Proc> = el.ep.expected.iter().cloned().collect();
+            let reopened = st.collectives.reopen(el.ep, el.gone);
+            drop(guard);
+            events::leader_selected(inner, &me, &id, participants);
+            to.send_status(Ok(()));
+            match reopened {
+                Reopened::Waiting => {}
+                Reopened::Whole(ep) => complete(inner, ep),
+                Reopened::Taken(ep) => {
+                    inner.state.lock().groups.pending.remove(&id);
+                    finish(
+                        &ep,
+                        &Reply::error(&Error::with_context(
+                            Status::ERR_EXISTS,
+                            format!("group {id:?}: another construct of it began meanwhile"),
+                        )),
+                    );
+                }
+            }
+        }
+        decision::ABORT => {
+            let el = st.groups.elections.remove(&id);
+            st.groups.pending.remove(&id);
+            drop(guard);
+            to.send_status(Ok(()));
+            if let Some(el) = el {
+                let e = Error::with_context(
+                    Status::GROUP_CONSTRUCT_ABORT,
+                    format!(
+                        "group {id:?}: construct aborted by rank {} of {} after its leader died",
+                        me.rank.0, me.nspace
+                    ),
+                );
+                finish(&el.ep, &Reply::error(&e));
+            }
+        }
+        _ => {
+            el.declined.insert(me);
+            let reg = &st.registry;
+            let undecided = el.ep.contributed.iter().any(|(p, _)| {
+                !el.declined.contains(p) && !reg.clients.get(p).is_some_and(|c| c.dead)
+            });
+            let ended = if undecided {
+                None
+            } else {
+                st.groups.pending.remove(&id);
+                st.groups.elections.remove(&id)
+            };
+            drop(guard);
+            to.send_status(Ok(()));
+            if let Some(el) = ended {
+                no_leader(inner, &el);
+            }
+        }
+    }
+}
