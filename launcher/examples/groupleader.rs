@@ -15,7 +15,9 @@
 //!   over the group and its destruct.
 //! - `abort`: rank 2's handler returns `PMIX_GROUP_CONSTRUCT_ABORT`;
 //!   every one prints `failed <status> <unix-ms>` (rank 3, arriving after
-//!   the abort, finds its construct failed by the leader's death).
+//!   the abort, finds its construct failed by the leader's death) and
+//!   `abort event from Some(2)` when the `PMIX_GROUP_CONSTRUCT_ABORT` event
+//!   arrives.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -83,6 +85,11 @@ fn scenario(c: &Client, abort: bool) {
     let s2 = Arc::clone(&selected);
     c.register_event_handler(&[Status::GROUP_LEADER_SELECTED], &[], move |e, done| {
         s2.lock().unwrap().push((affected(e.info), now_ms()));
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    c.register_event_handler(&[Status::GROUP_CONSTRUCT_ABORT], &[], move |e, done| {
+        println!("abort event from {:?}", affected(e.info));
         done.done(Status::SUCCESS, vec![]);
     })
     .unwrap_or_else(|e| fail(format!("register: {e}")));

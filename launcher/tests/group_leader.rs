@@ -122,5 +122,9 @@ fn a_handler_aborting_after_the_leader_died_fails_every_waiting_construct() {
         );
         assert!(!text(o).contains("selected Some"), "{}", text(o));
     }
+    // every participant hears the abort, the late one too
+    for o in &outs[1..] {
+        assert!(text(o).contains("abort event from Some(2)"), "{}", text(o));
+    }
     assert!(server.groups().is_empty());
 }

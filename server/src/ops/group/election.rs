@@ -13,7 +13,9 @@
 //!   `PMIX_ERR_PARTIAL_SUCCESS` and the reduced membership). A later claim
 //!   is refused (`PMIX_ERR_BAD_PARAM`, naming the chosen leader).
 //! - `PMIX_GROUP_CONSTRUCT_ABORT` as a handler's status: every waiting
-//!   call returns `PMIX_GROUP_CONSTRUCT_ABORT` at once.
+//!   call returns `PMIX_GROUP_CONSTRUCT_ABORT` at once, and every local
+//!   participant hears the event `PMIX_GROUP_CONSTRUCT_ABORT` (naming the
+//!   participant that aborted).
 //! - neither: when every participant declined (or died), the construct
 //!   fails as before the election (`PMIX_ERR_LOST_CONNECTION`, naming the
 //!   dead leader).
@@ -214,6 +216,8 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
             drop(guard);
             to.send_status(Ok(()));
             if let Some(el) = el {
+                let all: Vec<Proc> = el.ep.expected.iter().cloned().collect();
+                events::construct_abort(inner, &me, &id, all);
                 let e = Error::with_context(
                     Status::GROUP_CONSTRUCT_ABORT,
                     format!(

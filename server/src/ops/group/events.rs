@@ -110,3 +110,9 @@ pub(super) fn leader_selected(
         participants,
     );
 }
+
+/// `PMIX_GROUP_CONSTRUCT_ABORT` from `by` (its handler aborted construct
+/// `id`), to every participant, `by` too.
+pub(super) fn construct_abort(inner: &Arc<Inner>, by: &Proc, id: &str, participants: Vec<Proc>) {
+    raise_to(inner, Status::GROUP_CONSTRUCT_ABORT, by, id, participants);
+}
