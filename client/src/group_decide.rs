@@ -1,11 +1,14 @@
 //! The library's part in group failure events: once the user's handler
 //! chain for `PMIX_GROUP_LEADER_FAILED` ran, the library tells the server
-//! what the handlers decided (`GROUP_DECIDE`), so that the handler's
-//! results act (the draft: "the first participant whose handler returns
-//! `PMIX_GROUP_LEADER` becomes leader"):
+//! (and for `PMIX_GROUP_INVITE_FAILED`) what the handlers decided
+//! (`GROUP_DECIDE`), so that the handler's results act (the draft: "the
+//! first participant whose handler returns `PMIX_GROUP_LEADER` becomes
+//! leader"):
 //! - a result `PMIX_GROUP_LEADER` (true): this process claims the lead;
 //! - a handler status `PMIX_GROUP_CONSTRUCT_ABORT` (or a result holding
 //!   that status): the construct is aborted for every participant;
+//! - a result `PMIX_GROUP_OPTIONAL` (true), from the leader on
+//!   `PMIX_GROUP_INVITE_FAILED`: go on without the failed member;
 //! - otherwise: no decision (when every participant answers so, the
 //!   construct fails at once instead of waiting).
 //!
@@ -28,10 +31,15 @@ pub(crate) fn decision_of(results: &[Info]) -> u8 {
     let aborts = results
         .iter()
         .any(|i| i.value == Value::Status(Status::GROUP_CONSTRUCT_ABORT));
+    let goes_on = results
+        .iter()
+        .any(|i| i.key == attrs::GROUP_OPTIONAL && i.value == Value::Bool(true));
     if aborts {
         decision::ABORT
     } else if claims {
         decision::LEADER
+    } else if goes_on {
+        decision::CONTINUE
     } else {
         decision::NONE
     }
@@ -74,5 +82,7 @@ mod tests {
         assert_eq!(decision_of(&[no]), decision::NONE);
         assert_eq!(decision_of(&[claim, abort]), decision::ABORT);
         assert_eq!(decision_of(&[]), decision::NONE);
+        let on = Info::new(attrs::GROUP_OPTIONAL, Value::Bool(true)).unwrap();
+        assert_eq!(decision_of(&[on]), decision::CONTINUE);
     }
 }

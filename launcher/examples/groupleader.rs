@@ -4,7 +4,7 @@
 //! `ok …` lines and exits 0 when every check passed; a failed check prints
 //! `FAIL: …` and exits 1.
 //!
-//! Both scenarios (4 ranks): rank 0 declares itself `PMIX_GROUP_LEADER`,
+//! `claim` and `abort` (4 ranks): rank 0 declares itself `PMIX_GROUP_LEADER`,
 //! calls construct of "nl" over the job (`_nb`) and SIGKILLs itself
 //! 300 ms later (printing `dying <unix-ms>`); ranks 1, 2 call the blocking
 //! construct at once, rank 3 800 ms later (after the death).
@@ -18,6 +18,16 @@
 //!   the abort, finds its construct failed by the leader's death) and
 //!   `abort event from Some(2)` when the `PMIX_GROUP_CONSTRUCT_ABORT` event
 //!   arrives.
+//!
+//! `goon` and `memberabort` (4 ranks): a member's death decided by the
+//! leader. Rank 3 SIGKILLs itself 300 ms in without calling construct
+//! (printing `dying <unix-ms>`); ranks 0 (declared `PMIX_GROUP_LEADER`),
+//! 1, 2 call the blocking construct of "gm" at once. Rank 0's
+//! `PMIX_GROUP_INVITE_FAILED` handler returns the result
+//! `PMIX_GROUP_OPTIONAL` (true) (`goon`) or the status
+//! `PMIX_GROUP_CONSTRUCT_ABORT` (`memberabort`). Each prints
+//! `constructed <status> <ranks> <unix-ms>` or `failed <status> <unix-ms>`,
+//! and `update <ranks>` for a `PMIX_GROUP_MEMBERSHIP_UPDATE`.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -131,12 +141,67 @@ fn scenario(c: &Client, abort: bool) {
     }
 }
 
+fn members(infos: &[Info]) -> String {
+    let procs = match pmix_core::info::find(infos, attrs::GROUP_MEMBERSHIP).map(|i| &i.value) {
+        Some(Value::DataArray(a)) => a.procs().unwrap_or_default(),
+        _ => vec![],
+    };
+    let ranks: Vec<String> = procs.iter().map(|p| p.rank.0.to_string()).collect();
+    ranks.join(",")
+}
+
+fn member_scenario(c: &Client, abort: bool) {
+    let me = c.proc().clone();
+    let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    if me.rank.0 == 3 {
+        std::thread::sleep(Duration::from_millis(300));
+        die();
+    }
+    c.register_event_handler(&[Status::GROUP_MEMBERSHIP_UPDATE], &[], |e, done| {
+        println!("update {}", members(e.info));
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    let mut directives = vec![limit];
+    if me.rank.0 == 0 {
+        c.register_event_handler(&[Status::GROUP_INVITE_FAILED], &[], move |e, done| {
+            println!("invite failed {:?}", affected(e.info));
+            if abort {
+                done.done(Status::GROUP_CONSTRUCT_ABORT, vec![]);
+            } else {
+                let on = info(attrs::GROUP_OPTIONAL, Value::Bool(true));
+                done.done(Status::SUCCESS, vec![on]);
+            }
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        directives.push(info(attrs::GROUP_LEADER, Value::Bool(true)));
+    }
+    match c.group_construct("gm", &all, &directives) {
+        Err(e) => println!("failed {} {}", e.status().0, now_ms()),
+        Ok(x) => {
+            println!(
+                "constructed {} {} {}",
+                x.status.0,
+                members(&x.results),
+                now_ms()
+            );
+            c.group_destruct("gm", &[info(attrs::TIMEOUT, Value::Int32(10))])
+                .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+            println!("ok destructed");
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     let c = Client::init(&[]).unwrap_or_else(|e| fail(format!("init: {e}")));
     match which.as_str() {
         "claim" => scenario(&c, false),
         "abort" => scenario(&c, true),
+        "goon" => member_scenario(&c, false),
+        "memberabort" => member_scenario(&c, true),
         s => fail(format!("unknown scenario {s:?}")),
     }
     c.finalize()

@@ -1,6 +1,8 @@
 //! A construct whose declared leader dies, across real processes: the
 //! participants' `PMIX_GROUP_LEADER_FAILED` handlers claim the lead or
-//! abort (`examples/groupleader.rs`, in-test server).
+//! abort; a member that dies first, and the leader's
+//! `PMIX_GROUP_INVITE_FAILED` handler goes on without it or aborts
+//! (`examples/groupleader.rs`, in-test server).
 
 use std::process::Output;
 use std::sync::Arc;
@@ -125,6 +127,65 @@ fn a_handler_aborting_after_the_leader_died_fails_every_waiting_construct() {
     // every participant hears the abort, the late one too
     for o in &outs[1..] {
         assert!(text(o).contains("abort event from Some(2)"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn the_leader_goes_on_without_a_member_that_died_before_construct() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "gon", "goon");
+    let died = died_at(&outs[3]);
+    for o in &outs[..3] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let c = line(o, "constructed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            c[0],
+            Status::ERR_PARTIAL_SUCCESS.0.to_string(),
+            "{}",
+            text(o)
+        );
+        assert_eq!(c[1], "0,1,2", "{}", text(o));
+        let after = c[2].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("construct completed without the dead member {after} ms after its SIGKILL");
+        assert!(
+            after < 2000,
+            "completed {after} ms after the death: {}",
+            text(o)
+        );
+        assert!(text(o).contains("update 0,1,2"), "{}", text(o));
+        assert!(text(o).contains("ok destructed"), "{}", text(o));
+    }
+    assert!(
+        text(&outs[0]).contains("invite failed Some(3)"),
+        "{}",
+        text(&outs[0])
+    );
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn the_leader_aborts_a_construct_whose_member_died_before_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "gmab", "memberabort");
+    let died = died_at(&outs[3]);
+    for o in &outs[..3] {
+        assert!(o.status.success(), "{}", text(o));
+        let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            f[0],
+            Status::GROUP_CONSTRUCT_ABORT.0.to_string(),
+            "{}",
+            text(o)
+        );
+        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("construct aborted by the leader {after} ms after the member's SIGKILL");
+        assert!(
+            after < 2000,
+            "aborted {after} ms after the death: {}",
+            text(o)
+        );
     }
     assert!(server.groups().is_empty());
 }

@@ -33,6 +33,9 @@ pub mod decision {
     pub const LEADER: u8 = 1;
     /// A handler returned `PMIX_GROUP_CONSTRUCT_ABORT`.
     pub const ABORT: u8 = 2;
+    /// A handler returned `PMIX_GROUP_OPTIONAL` (true): go on without the
+    /// failed member (the leader, on `PMIX_GROUP_INVITE_FAILED`).
+    pub const CONTINUE: u8 = 3;
 }
 
 /// The outcome of a group construct.

@@ -20,6 +20,17 @@
 //!   fails as before the election (`PMIX_ERR_LOST_CONNECTION`, naming the
 //!   dead leader).
 //!
+//! The same hold serves a member that died before it called construct
+//! when a leader was declared and waits in the construct
+//! ([`start_member`]): the leader hears `PMIX_GROUP_INVITE_FAILED` and its
+//! handlers decide: a result `PMIX_GROUP_OPTIONAL` (true) goes on with a
+//! smaller group (the construct completes with `PMIX_ERR_PARTIAL_SUCCESS`
+//! and `PMIX_GROUP_MEMBERSHIP_UPDATE`), `PMIX_GROUP_CONSTRUCT_ABORT`
+//! aborts as above, nothing fails the construct at once
+//! (`PMIX_ERR_LOST_CONNECTION`, as without a leader). The draft leaves the
+//! "proceed with a smaller group" result unnamed; `PMIX_GROUP_OPTIONAL` is
+//! pmix-rs's reading.
+//!
 //! A participant that calls construct during the election joins it. With
 //! no decision the election ends at [`CLAIM_WINDOW`] (or the construct's
 //! `PMIX_TIMEOUT`, if earlier): the construct fails.
@@ -50,8 +61,11 @@ pub(crate) struct Election {
     serial: u64,
     /// The construct's episode (the dead leader's contribution removed).
     ep: Episode<ReplyTo>,
-    /// The leader that died.
+    /// The leader (or, with `decider`, the member) that died.
     gone: Proc,
+    /// A member died, not the leader: only this leader decides (on
+    /// `PMIX_GROUP_INVITE_FAILED`).
+    decider: Option<Proc>,
     /// Participants whose handlers decided neither claim nor abort.
     declined: BTreeSet<Proc>,
 }
@@ -80,23 +94,63 @@ pub(super) fn start(inner: &Arc<Inner>, mut ep: Episode<ReplyTo>, gone: Proc, id
                 serial,
                 ep,
                 gone: gone.clone(),
+                decider: None,
                 declined: BTreeSet::new(),
             },
         );
-        let weak = Arc::downgrade(inner);
-        let eid = id.clone();
-        st.timer.at(
-            at,
-            Box::new(move || {
-                if let Some(inner) = weak.upgrade() {
-                    window_closed(&inner, &eid, serial);
-                }
-            }),
-        );
+        arm(st, inner, &id, serial, at);
     }
     let mut all = participants;
     all.push(gone.clone());
     events::leader_failed(inner, &gone, &id, all);
+}
+
+/// Member `gone` of construct `id` died before it called; its declared
+/// `leader` waits in the construct (`ep`, aborted by the tracker) and
+/// decides. `Err(ep)` back when the leader has not called yet.
+pub(super) fn start_member(
+    inner: &Arc<Inner>,
+    ep: Episode<ReplyTo>,
+    gone: Proc,
+    leader: Proc,
+    id: String,
+) -> Result<(), Episode<ReplyTo>> {
+    if !ep.contributed.iter().any(|(p, _)| *p == leader) {
+        return Err(ep);
+    }
+    let at = Instant::now() + CLAIM_WINDOW;
+    let at = ep.deadline.map_or(at, |d| d.min(at));
+    {
+        let mut guard = inner.state.lock();
+        let st = &mut *guard;
+        let serial = st.groups.take_serial();
+        st.groups.elections.insert(
+            id.clone(),
+            Election {
+                serial,
+                ep,
+                gone: gone.clone(),
+                decider: Some(leader.clone()),
+                declined: BTreeSet::new(),
+            },
+        );
+        arm(st, inner, &id, serial, at);
+    }
+    events::invite_failed(inner, &gone, &id, vec![leader]);
+    Ok(())
+}
+
+fn arm(st: &mut crate::inner::State, inner: &Arc<Inner>, id: &str, serial: u64, at: Instant) {
+    let weak = Arc::downgrade(inner);
+    let eid = id.to_owned();
+    st.timer.at(
+        at,
+        Box::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                window_closed(&inner, &eid, serial);
+            }
+        }),
+    );
 }
 
 /// A construct call of `me` for `id` while its leader is being elected
@@ -145,13 +199,23 @@ fn no_leader(inner: &Arc<Inner>, el: &Election) {
 
 /// A participant's `GROUP_DECIDE` on event `event` of group `id`.
 pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status, what: u8) {
-    if event != Status::GROUP_LEADER_FAILED {
-        // the other failure events decide nothing in the server yet
-        return to.send_status(Ok(()));
-    }
     let me = to.proc().clone();
     let mut guard = inner.state.lock();
     let st = &mut *guard;
+    let waits_for = |el: &Election| match &el.decider {
+        None => event == Status::GROUP_LEADER_FAILED,
+        Some(l) => event == Status::GROUP_INVITE_FAILED && *l == me,
+    };
+    let ignored = match st.groups.elections.get(&id) {
+        Some(el) => !waits_for(el),
+        None => event != Status::GROUP_LEADER_FAILED,
+    };
+    if ignored {
+        // nothing waits for this decision (the invite path drops a failed
+        // invitee itself; a member's answer to its own leader's hold)
+        drop(guard);
+        return to.send_status(Ok(()));
+    }
     let Some(el) = st.groups.elections.get_mut(&id) else {
         let leader = st
             .groups
@@ -179,7 +243,24 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
             format!("group {id:?}: {me:?} is not a participant of its construct"),
         )));
     }
+    let what = match (&el.decider, what) {
+        // a member's death: the leader goes on, aborts, or lets it fail
+        (Some(_), decision::CONTINUE) => decision::CONTINUE,
+        (Some(_), decision::ABORT) => decision::ABORT,
+        (Some(_), _) => decision::NONE,
+        (None, decision::CONTINUE) => decision::NONE,
+        (None, w) => w,
+    };
     match what {
+        decision::CONTINUE => {
+            let Some(el) = st.groups.elections.remove(&id) else {
+                return;
+            };
+            let reopened = st.collectives.reopen(el.ep, el.gone);
+            drop(guard);
+            to.send_status(Ok(()));
+            reopened_ends(inner, &id, reopened);
+        }
         decision::LEADER => {
             let Some(el) = st.groups.elections.remove(&id) else {
                 return;
@@ -195,20 +276,7 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
             drop(guard);
             events::leader_selected(inner, &me, &id, participants);
             to.send_status(Ok(()));
-            match reopened {
-                Reopened::Waiting => {}
-                Reopened::Whole(ep) => complete(inner, ep),
-                Reopened::Taken(ep) => {
-                    inner.state.lock().groups.pending.remove(&id);
-                    finish(
-                        &ep,
-                        &Reply::error(&Error::with_context(
-                            Status::ERR_EXISTS,
-                            format!("group {id:?}: another construct of it began meanwhile"),
-                        )),
-                    );
-                }
-            }
+            reopened_ends(inner, &id, reopened);
         }
         decision::ABORT => {
             let el = st.groups.elections.remove(&id);
@@ -229,6 +297,17 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
             }
         }
         _ => {
+            if el.decider.is_some() {
+                // the leader lets the construct fail
+                st.groups.pending.remove(&id);
+                let el = st.groups.elections.remove(&id);
+                drop(guard);
+                to.send_status(Ok(()));
+                if let Some(el) = el {
+                    finish(&el.ep, &Reply::error(&gone_error(inner, &el.gone)));
+                }
+                return;
+            }
             el.declined.insert(me);
             let reg = &st.registry;
             let undecided = el.ep.contributed.iter().any(|(p, _)| {
@@ -245,6 +324,24 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
             if let Some(el) = ended {
                 no_leader(inner, &el);
             }
+        }
+    }
+}
+
+/// What follows [`Collectives::reopen`](crate::collective::Collectives::reopen).
+fn reopened_ends(inner: &Arc<Inner>, id: &str, reopened: Reopened<ReplyTo>) {
+    match reopened {
+        Reopened::Waiting => {}
+        Reopened::Whole(ep) => complete(inner, ep),
+        Reopened::Taken(ep) => {
+            inner.state.lock().groups.pending.remove(id);
+            finish(
+                &ep,
+                &Reply::error(&Error::with_context(
+                    Status::ERR_EXISTS,
+                    format!("group {id:?}: another construct of it began meanwhile"),
+                )),
+            );
         }
     }
 }

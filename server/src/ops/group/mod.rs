@@ -306,11 +306,19 @@ pub(crate) fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
             if let Kind::GroupConstruct(id) = ep.key.kind.clone() {
                 let id = &id;
                 let (leader, targets) = failure_targets(inner, id, &ep);
-                if leader.as_ref() == Some(&gone) {
+                match leader {
                     // the participants may claim the lead (election.rs)
-                    return election::start(inner, ep, gone, id.clone());
-                } else {
-                    events::invite_failed(inner, &gone, id, targets);
+                    Some(l) if l == gone => return election::start(inner, ep, gone, id.clone()),
+                    // the waiting leader decides (election.rs)
+                    Some(l) => match election::start_member(inner, ep, gone.clone(), l, id.clone())
+                    {
+                        Ok(()) => return,
+                        Err(ep) => {
+                            events::invite_failed(inner, &gone, id, targets);
+                            return fail(&ep, gone_error(inner, &gone));
+                        }
+                    },
+                    None => events::invite_failed(inner, &gone, id, targets),
                 }
             }
             fail(&ep, gone_error(inner, &gone));
