@@ -28,6 +28,14 @@
 //! `PMIX_GROUP_CONSTRUCT_ABORT` (`memberabort`). Each prints
 //! `constructed <status> <ranks> <unix-ms>` or `failed <status> <unix-ms>`,
 //! and `update <ranks>` for a `PMIX_GROUP_MEMBERSHIP_UPDATE`.
+//!
+//! `inviteabort` (3 ranks): rank 0 invites 1 and 2 into "ia"; its
+//! `PMIX_GROUP_INVITE_DECLINED` handler returns
+//! `PMIX_GROUP_CONSTRUCT_ABORT`. Rank 1 accepts at once (a blocking join
+//! from a thread woken by its `PMIX_GROUP_INVITED` handler), rank 2
+//! declines 500 ms later. Ranks 0 and 1 print `failed <status>`; ranks 1
+//! and 2 print `abort event from Some(0)` for the `PMIX_GROUP_CONSTRUCT_ABORT`
+//! event.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -194,6 +202,53 @@ fn member_scenario(c: &Client, abort: bool) {
     std::thread::sleep(Duration::from_millis(300));
 }
 
+fn invite_abort(c: &Client) {
+    let me = c.proc().clone();
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    c.register_event_handler(&[Status::GROUP_CONSTRUCT_ABORT], &[], |e, done| {
+        println!("abort event from {:?}", affected(e.info));
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    if me.rank.0 == 0 {
+        c.register_event_handler(&[Status::GROUP_INVITE_DECLINED], &[], |_, done| {
+            done.done(Status::GROUP_CONSTRUCT_ABORT, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        // the invitees registered for PMIX_GROUP_INVITED before this
+        std::thread::sleep(Duration::from_millis(300));
+        let them = [
+            Proc::from_parts(me.nspace.clone(), Rank(1)),
+            Proc::from_parts(me.nspace.clone(), Rank(2)),
+        ];
+        match c.group_invite("ia", &them, &[limit]) {
+            Err(e) => println!("failed {}", e.status().0),
+            Ok(x) => fail(format!("invite completed after the abort: {x:?}")),
+        }
+    } else {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+        c.register_event_handler(&[Status::GROUP_INVITED], &[], move |_, done| {
+            let _ = tx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        rx.recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| fail("never invited".into()));
+        let leader = Proc::from_parts(me.nspace.clone(), Rank(0));
+        if me.rank.0 == 2 {
+            std::thread::sleep(Duration::from_millis(500));
+            c.group_join("ia", &leader, false, &[])
+                .unwrap_or_else(|e| fail(format!("decline: {e}")));
+        } else {
+            match c.group_join("ia", &leader, true, &[limit]) {
+                Err(e) => println!("failed {}", e.status().0),
+                Ok(x) => fail(format!("join completed after the abort: {x:?}")),
+            }
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     let c = Client::init(&[]).unwrap_or_else(|e| fail(format!("init: {e}")));
@@ -202,6 +257,7 @@ fn main() {
         "abort" => scenario(&c, true),
         "goon" => member_scenario(&c, false),
         "memberabort" => member_scenario(&c, true),
+        "inviteabort" => invite_abort(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }
     c.finalize()

@@ -1,7 +1,8 @@
 //! A construct whose declared leader dies, across real processes: the
 //! participants' `PMIX_GROUP_LEADER_FAILED` handlers claim the lead or
 //! abort; a member that dies first, and the leader's
-//! `PMIX_GROUP_INVITE_FAILED` handler goes on without it or aborts
+//! `PMIX_GROUP_INVITE_FAILED` handler goes on without it or aborts; an
+//! inviting leader's `PMIX_GROUP_INVITE_DECLINED` handler aborts
 //! (`examples/groupleader.rs`, in-test server).
 
 use std::process::Output;
@@ -15,8 +16,17 @@ mod common;
 use common::{one_node_job, start_client, text, wait_all};
 
 fn run(tmp: &tempfile::TempDir, tag: &str, scenario: &str) -> (pmix_server::Server, Vec<Output>) {
-    let (server, ns) = one_node_job(tag, 4, Arc::new(NullHost), tmp.path());
-    let kids = (0..4)
+    run_n(tmp, tag, scenario, 4)
+}
+
+fn run_n(
+    tmp: &tempfile::TempDir,
+    tag: &str,
+    scenario: &str,
+    n: u32,
+) -> (pmix_server::Server, Vec<Output>) {
+    let (server, ns) = one_node_job(tag, n, Arc::new(NullHost), tmp.path());
+    let kids = (0..n)
         .map(|r| start_client("groupleader", &server, &ns, r, scenario))
         .collect();
     let outs = wait_all(kids, Duration::from_secs(60));
@@ -186,6 +196,29 @@ fn the_leader_aborts_a_construct_whose_member_died_before_it() {
             "aborted {after} ms after the death: {}",
             text(o)
         );
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn the_inviting_leader_aborts_from_its_declined_handler_and_every_invitee_hears_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run_n(&tmp, "giab", "inviteabort", 3);
+    for o in &outs {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+    }
+    for o in &outs[..2] {
+        let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            f[0],
+            Status::GROUP_CONSTRUCT_ABORT.0.to_string(),
+            "{}",
+            text(o)
+        );
+    }
+    for o in &outs[1..] {
+        assert!(text(o).contains("abort event from Some(0)"), "{}", text(o));
     }
     assert!(server.groups().is_empty());
 }

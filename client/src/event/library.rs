@@ -32,7 +32,10 @@ pub(crate) type DecideFn = dyn Fn(&EventMsg, &Outcome) + Send + Sync;
 
 /// The events whose chain outcome goes to the decision step.
 pub(crate) fn decided(status: Status) -> bool {
-    status == Status::GROUP_LEADER_FAILED || status == Status::GROUP_INVITE_FAILED
+    status == Status::GROUP_LEADER_FAILED
+        || status == Status::GROUP_INVITE_FAILED
+        || status == Status::GROUP_INVITE_ACCEPTED
+        || status == Status::GROUP_INVITE_DECLINED
 }
 
 // Registered by the library's own machinery; the connect path needs no

@@ -199,6 +199,14 @@ fn no_leader(inner: &Arc<Inner>, el: &Election) {
 
 /// A participant's `GROUP_DECIDE` on event `event` of group `id`.
 pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status, what: u8) {
+    let to = if super::invite_decide::is_invite_event(event) {
+        match super::invite_decide::decide(inner, to, &id, what) {
+            Ok(()) => return,
+            Err(to) => to, // no invitation: a construct's hold, if any
+        }
+    } else {
+        to
+    };
     let me = to.proc().clone();
     let mut guard = inner.state.lock();
     let st = &mut *guard;

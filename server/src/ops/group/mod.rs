@@ -37,6 +37,7 @@ mod destruct;
 mod election;
 mod events;
 mod invite;
+mod invite_decide;
 mod leave;
 mod span;
 mod store;
