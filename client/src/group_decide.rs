@@ -1,6 +1,7 @@
 //! The library's part in group failure events: once the user's handler
-//! chain for `PMIX_GROUP_LEADER_FAILED` ran, the library tells the server
-//! (and for `PMIX_GROUP_INVITE_FAILED`) what the handlers decided
+//! chain for `PMIX_GROUP_LEADER_FAILED` ran (and for
+//! `PMIX_GROUP_INVITE_FAILED`, `_ACCEPTED`, `_DECLINED`), the library tells
+//! the server what the handlers decided
 //! (`GROUP_DECIDE`), so that the handler's results act (the draft: "the
 //! first participant whose handler returns `PMIX_GROUP_LEADER` becomes
 //! leader"):
