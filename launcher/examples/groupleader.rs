@@ -36,6 +36,12 @@
 //! declines 500 ms later. Ranks 0 and 1 print `failed <status>`; ranks 1
 //! and 2 print `abort event from Some(0)` for the `PMIX_GROUP_CONSTRUCT_ABORT`
 //! event.
+//!
+//! `ftfence` (3 ranks): all construct "ft"; rank 2 SIGKILLs itself 300 ms
+//! later (printing `dying <unix-ms>`); ranks 0, 1 fence over
+//! `("ft", WILDCARD)` with `PMIX_GROUP_FT_COLLECTIVE` and print `fenced
+//! <status> <unix-ms>`, then fence again without it and print `plain
+//! <status>`.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -249,6 +255,25 @@ fn invite_abort(c: &Client) {
     std::thread::sleep(Duration::from_millis(300));
 }
 
+fn ft_fence(c: &Client) {
+    let me = c.proc().clone();
+    let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
+    c.group_construct("ft", &all, &[info(attrs::TIMEOUT, Value::Int32(20))])
+        .unwrap_or_else(|e| fail(format!("construct: {e}")));
+    if me.rank.0 == 2 {
+        std::thread::sleep(Duration::from_millis(300));
+        die();
+    }
+    let group = [Proc::from_parts(Nspace::new("ft").unwrap(), Rank::WILDCARD)];
+    let ft = info(attrs::GROUP_FT_COLLECTIVE, Value::Bool(true));
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    let status = |r: pmix_core::Result<()>| r.map_or_else(|e| e.status().0, |()| 0);
+    let r = c.fence(&group, &[ft, limit.clone()]);
+    println!("fenced {} {}", status(r), now_ms());
+    let r = c.fence(&group, &[limit]);
+    println!("plain {}", status(r));
+}
+
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     let c = Client::init(&[]).unwrap_or_else(|e| fail(format!("init: {e}")));
@@ -258,6 +283,7 @@ fn main() {
         "goon" => member_scenario(&c, false),
         "memberabort" => member_scenario(&c, true),
         "inviteabort" => invite_abort(&c),
+        "ftfence" => ft_fence(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }
     c.finalize()

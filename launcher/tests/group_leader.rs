@@ -2,7 +2,8 @@
 //! participants' `PMIX_GROUP_LEADER_FAILED` handlers claim the lead or
 //! abort; a member that dies first, and the leader's
 //! `PMIX_GROUP_INVITE_FAILED` handler goes on without it or aborts; an
-//! inviting leader's `PMIX_GROUP_INVITE_DECLINED` handler aborts
+//! inviting leader's `PMIX_GROUP_INVITE_DECLINED` handler aborts; a group
+//! fence with `PMIX_GROUP_FT_COLLECTIVE` adjusts to a member's death
 //! (`examples/groupleader.rs`, in-test server).
 
 use std::process::Output;
@@ -221,4 +222,32 @@ fn the_inviting_leader_aborts_from_its_declined_handler_and_every_invitee_hears_
         assert!(text(o).contains("abort event from Some(0)"), "{}", text(o));
     }
     assert!(server.groups().is_empty());
+}
+
+#[test]
+fn a_ft_collective_group_fence_completes_without_a_member_that_died_in_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, outs) = run_n(&tmp, "gft", "ftfence", 3);
+    let died = died_at(&outs[2]);
+    for o in &outs[..2] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let f = line(o, "fenced").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(f[0], "0", "PMIX_GROUP_FT_COLLECTIVE fence: {}", text(o));
+        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("FT_COLLECTIVE group fence completed {after} ms after the member's SIGKILL");
+        assert!(
+            after < 2000,
+            "completed {after} ms after the death: {}",
+            text(o)
+        );
+        // without the attribute a fence fails as it always did
+        let p = line(o, "plain").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            p[0],
+            Status::ERR_LOST_CONNECTION.0.to_string(),
+            "{}",
+            text(o)
+        );
+    }
 }

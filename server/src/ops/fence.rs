@@ -25,6 +25,9 @@
 //! instead; `docs/RELIABILITY.md`, "Fence failure: which status") — and a
 //! fence whose participant is already dead fails at once, the same way.
 //! A timed-out episode names the participants that had not arrived.
+//! With `PMIX_GROUP_FT_COLLECTIVE` (the Groups draft, *PMIx_Group_leave*)
+//! the fence adjusts instead: a participant that died (before or during
+//! it) counts as arrived, and the others complete with `PMIX_SUCCESS`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -53,6 +56,7 @@ pub(crate) fn arrive(inner: &Arc<Inner>, to: ReplyTo, procs: Vec<Proc>, info: Ve
         procs: canonical_procs(procs),
     };
     let deadline = directives::deadline(&info);
+    let ft = directives::flag(&info, attrs::GROUP_FT_COLLECTIVE);
     let step = {
         let mut guard = inner.state.lock();
         let st = &mut *guard;
@@ -69,7 +73,7 @@ pub(crate) fn arrive(inner: &Arc<Inner>, to: ReplyTo, procs: Vec<Proc>, info: Ve
                     expected: members.local,
                     departed: members.dead,
                     remote: members.remote,
-                    departure_fails: true,
+                    departure_fails: !ft,
                     directives: info,
                 }
             });
