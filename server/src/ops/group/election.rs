@@ -107,16 +107,17 @@ pub(super) fn start(inner: &Arc<Inner>, mut ep: Episode<ReplyTo>, gone: Proc, id
 
 /// Member `gone` of construct `id` died before it called; its declared
 /// `leader` waits in the construct (`ep`, aborted by the tracker) and
-/// decides. `Err(ep)` back when the leader has not called yet.
+/// decides. The episode back when the leader has not called yet (it
+/// cannot decide).
 pub(super) fn start_member(
     inner: &Arc<Inner>,
     ep: Episode<ReplyTo>,
     gone: Proc,
     leader: Proc,
     id: String,
-) -> Result<(), Episode<ReplyTo>> {
+) -> Option<Episode<ReplyTo>> {
     if !ep.contributed.iter().any(|(p, _)| *p == leader) {
-        return Err(ep);
+        return Some(ep);
     }
     let at = Instant::now() + CLAIM_WINDOW;
     let at = ep.deadline.map_or(at, |d| d.min(at));
@@ -137,7 +138,7 @@ pub(super) fn start_member(
         arm(st, inner, &id, serial, at);
     }
     events::invite_failed(inner, &gone, &id, vec![leader]);
-    Ok(())
+    None
 }
 
 fn arm(st: &mut crate::inner::State, inner: &Arc<Inner>, id: &str, serial: u64, at: Instant) {

@@ -313,8 +313,8 @@ pub(crate) fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
                     // the waiting leader decides (election.rs)
                     Some(l) => match election::start_member(inner, ep, gone.clone(), l, id.clone())
                     {
-                        Ok(()) => return,
-                        Err(ep) => {
+                        None => return,
+                        Some(ep) => {
                             events::invite_failed(inner, &gone, id, targets);
                             return fail(&ep, gone_error(inner, &gone));
                         }
