@@ -274,6 +274,36 @@ fn ft_fence(c: &Client) {
     println!("plain {}", status(r));
 }
 
+/// `ftleave` (3 ranks): all construct "fl"; ranks 0, 1 fence over it with
+/// `PMIX_GROUP_FT_COLLECTIVE`; rank 2 leaves the group 300 ms later
+/// (printing `leaving <unix-ms>`) instead of joining the fence; ranks 0, 1
+/// print `fenced <status> <unix-ms>`.
+fn ft_leave(c: &Client) {
+    let me = c.proc().clone();
+    let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
+    c.group_construct("fl", &all, &[info(attrs::TIMEOUT, Value::Int32(20))])
+        .unwrap_or_else(|e| fail(format!("construct: {e}")));
+    if me.rank.0 == 2 {
+        std::thread::sleep(Duration::from_millis(300));
+        println!("leaving {}", now_ms());
+        c.group_leave("fl", &[])
+            .unwrap_or_else(|e| fail(format!("leave: {e}")));
+        std::thread::sleep(Duration::from_millis(500));
+        return;
+    }
+    let group = [Proc::from_parts(Nspace::new("fl").unwrap(), Rank::WILDCARD)];
+    let ft = info(attrs::GROUP_FT_COLLECTIVE, Value::Bool(true));
+    let limit = info(attrs::TIMEOUT, Value::Int32(5));
+    let r = c.fence(&group, &[ft, limit]);
+    println!(
+        "fenced {} {}",
+        r.map_or_else(|e| e.status().0, |()| 0),
+        now_ms()
+    );
+    c.group_destruct("fl", &[info(attrs::TIMEOUT, Value::Int32(10))])
+        .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+}
+
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     let c = Client::init(&[]).unwrap_or_else(|e| fail(format!("init: {e}")));
@@ -284,6 +314,7 @@ fn main() {
         "memberabort" => member_scenario(&c, true),
         "inviteabort" => invite_abort(&c),
         "ftfence" => ft_fence(&c),
+        "ftleave" => ft_leave(&c),
         s => fail(format!("unknown scenario {s:?}")),
     }
     c.finalize()

@@ -251,3 +251,27 @@ fn a_ft_collective_group_fence_completes_without_a_member_that_died_in_it() {
         );
     }
 }
+
+#[test]
+fn a_ft_collective_group_fence_completes_without_a_member_that_left_the_group() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, outs) = run_n(&tmp, "gfl", "ftleave", 3);
+    let left = line(&outs[2], "leaving").unwrap_or_else(|| panic!("{}", text(&outs[2])))[0]
+        .parse::<u128>()
+        .unwrap();
+    for o in &outs {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+    }
+    for o in &outs[..2] {
+        let f = line(o, "fenced").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(f[0], "0", "PMIX_GROUP_FT_COLLECTIVE fence: {}", text(o));
+        let after = f[1].parse::<u128>().unwrap().saturating_sub(left);
+        eprintln!("FT_COLLECTIVE group fence completed {after} ms after the member's leave");
+        assert!(
+            after < 2000,
+            "completed {after} ms after the leave: {}",
+            text(o)
+        );
+    }
+}

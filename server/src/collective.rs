@@ -503,6 +503,33 @@ impl<W> Collectives<W> {
         Reopened::Waiting
     }
 
+    /// `who` left a group while alive: every open fence that counts
+    /// departures as arrivals (`PMIX_GROUP_FT_COLLECTIVE`) and still
+    /// expects it counts it as departed. Those now whole end.
+    pub(crate) fn leave_lenient(&mut self, who: &Proc) -> Vec<Ended<W>> {
+        let keys: Vec<Key> = self
+            .open
+            .iter()
+            .filter(|(k, ep)| {
+                k.kind == Kind::Fence
+                    && !ep.departure_fails
+                    && ep.expected.contains(who)
+                    && !ep.has_part_of(who)
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut ended = Vec::new();
+        for key in keys {
+            if let Some(ep) = self.open.get_mut(&key) {
+                ep.departed.insert(who.clone());
+                if ep.is_whole() {
+                    ended.push(Ended::Complete(self.close(&key)));
+                }
+            }
+        }
+        ended
+    }
+
     /// Keeps an episode whose local part is done until the host answers
     /// (or its deadline passes: the returned [`Due`]).
     pub(crate) fn await_host(&mut self, ep: Episode<W>) -> Option<Due> {
