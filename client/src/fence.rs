@@ -90,7 +90,14 @@ pub(crate) fn fence(inner: &Inner, procs: &[Proc], info: &[Info]) -> Result<()> 
             b
         }
     };
-    if let Some(b) = barrier.and_then(|i| inner.barriers.barrier(i)) {
+    // PMIX_GROUP_FT_COLLECTIVE: the server's fence counts a departed
+    // participant as arrived; the barrier cannot.
+    let ft = pmix_core::info::find(info, attrs::GROUP_FT_COLLECTIVE)
+        .is_some_and(|i| i.value.is_true().unwrap_or(true));
+    if let Some(b) = barrier
+        .filter(|_| !ft)
+        .and_then(|i| inner.barriers.barrier(i))
+    {
         // Committed data is already in shared memory: the barrier alone
         // makes every participant's card visible.
         return shm_fence(inner, &b, deadline);

@@ -23,6 +23,7 @@ mod fence;
 mod fence_failure;
 mod get_all;
 mod group;
+mod group_decide;
 mod group_ops;
 pub mod iof;
 mod log;
@@ -404,6 +405,7 @@ impl Client {
                 h.deliver(&chunk);
             }
         }));
+        group_decide::install(&client.inner);
         if let Some(ev) = &client.inner.events {
             let weak = Arc::downgrade(&client.inner);
             *ev.interest.lock() = Some(Box::new(move |codes, default| {

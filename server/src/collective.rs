@@ -247,6 +247,17 @@ impl Episodes {
     }
 }
 
+/// What [`Collectives::reopen`] did with an episode.
+#[derive(Debug)]
+pub(crate) enum Reopened<W> {
+    /// Open again, waiting for the rest.
+    Waiting,
+    /// Whole already: the caller completes it.
+    Whole(Episode<W>),
+    /// Another episode of its key is open: given back.
+    Taken(Episode<W>),
+}
+
 /// Every collective the server tracks (see the module docs).
 #[derive(Debug)]
 pub(crate) struct Collectives<W> {
@@ -465,6 +476,51 @@ impl<W> Collectives<W> {
                     ended.push(Ended::Aborted(ep, who.clone()));
                 }
             } else if !ep.has_part_of(who) {
+                ep.departed.insert(who.clone());
+                if ep.is_whole() {
+                    ended.push(Ended::Complete(self.close(&key)));
+                }
+            }
+        }
+        ended
+    }
+
+    /// Opens again an episode that [`depart`](Self::depart) aborted for
+    /// `gone`, now counting `gone` as departed (a group construct whose
+    /// leader died and a participant claimed the lead). The episode when
+    /// it is whole already (the caller completes it), or back when another
+    /// episode of its key opened meanwhile.
+    pub(crate) fn reopen(&mut self, mut ep: Episode<W>, gone: Proc) -> Reopened<W> {
+        if self.open.contains_key(&ep.key) {
+            return Reopened::Taken(ep);
+        }
+        ep.contributed.retain(|(p, _)| *p != gone);
+        ep.departed.insert(gone);
+        if ep.is_whole() {
+            return Reopened::Whole(ep);
+        }
+        self.open.insert(ep.key.clone(), ep);
+        Reopened::Waiting
+    }
+
+    /// `who` left a group while alive: every open fence that counts
+    /// departures as arrivals (`PMIX_GROUP_FT_COLLECTIVE`) and still
+    /// expects it counts it as departed. Those now whole end.
+    pub(crate) fn leave_lenient(&mut self, who: &Proc) -> Vec<Ended<W>> {
+        let keys: Vec<Key> = self
+            .open
+            .iter()
+            .filter(|(k, ep)| {
+                k.kind == Kind::Fence
+                    && !ep.departure_fails
+                    && ep.expected.contains(who)
+                    && !ep.has_part_of(who)
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut ended = Vec::new();
+        for key in keys {
+            if let Some(ep) = self.open.get_mut(&key) {
                 ep.departed.insert(who.clone());
                 if ep.is_whole() {
                     ended.push(Ended::Complete(self.close(&key)));

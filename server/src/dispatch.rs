@@ -96,6 +96,11 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
             accept,
             info,
         } => group::join(inner, to(msg::GROUP_JOIN), id, leader, accept, info),
+        Request::GroupDecide {
+            id,
+            event,
+            decision,
+        } => group::decide(inner, to(msg::GROUP_DECIDE), id, event, decision),
         Request::Query { queries } => query::query(inner, to(msg::QUERY), queries),
         Request::Spawn { job_info, apps } => spawn::spawn(inner, to(msg::SPAWN), job_info, apps),
         Request::IofPull {

@@ -13,7 +13,8 @@
 
 use std::sync::Arc;
 
-use pmix_core::event::EventMsg;
+use pmix_core::event::{EventMsg, Outcome};
+use pmix_core::Status;
 
 use super::Events;
 
@@ -23,6 +24,19 @@ pub(crate) type LibraryFn = dyn Fn(&EventMsg) + Send + Sync;
 
 /// The consumers and the id of each.
 pub(crate) type Consumers = Vec<(u64, Arc<LibraryFn>)>;
+
+/// The library's decision step: sees the outcome of the user's chain
+/// (its results) for the events whose handlers decide what the library
+/// does next (`client/src/group_decide.rs`).
+pub(crate) type DecideFn = dyn Fn(&EventMsg, &Outcome) + Send + Sync;
+
+/// The events whose chain outcome goes to the decision step.
+pub(crate) fn decided(status: Status) -> bool {
+    status == Status::GROUP_LEADER_FAILED
+        || status == Status::GROUP_INVITE_FAILED
+        || status == Status::GROUP_INVITE_ACCEPTED
+        || status == Status::GROUP_INVITE_DECLINED
+}
 
 // Registered by the library's own machinery; the connect path needs no
 // client-side consumer yet (the server settles departures), the group and
@@ -47,6 +61,24 @@ impl Events {
         let _ = self
             .library
             .update(|c| Ok::<_, ()>(c.iter().filter(|(i, _)| *i != id).cloned().collect()));
+    }
+
+    /// Sets the decision step (once, at init).
+    pub(crate) fn set_decider(&self, f: Arc<DecideFn>) {
+        let _ = self.decider.set(f);
+    }
+
+    /// Who receives the chain outcome of the fresh event `msg`, when the
+    /// library decides something from it.
+    pub(crate) fn decision_outcome(&self, msg: &Arc<EventMsg>) -> Option<super::OutcomeFn> {
+        if !decided(msg.status) {
+            return None;
+        }
+        let f = Arc::clone(self.decider.get()?);
+        let msg = Arc::clone(msg);
+        Some(Box::new(move |o: Outcome| {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&msg, &o)));
+        }))
     }
 
     /// Hands `msg` to every library consumer (progress thread only).

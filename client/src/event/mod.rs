@@ -238,6 +238,8 @@ pub(crate) struct Events {
     /// The library's own consumers, called before the user's chain
     /// (`library.rs`).
     pub(crate) library: SnapshotCell<library::Consumers>,
+    /// The library's decision step on chain outcomes (`library.rs`).
+    pub(crate) decider: OnceLock<Arc<library::DecideFn>>,
 }
 
 /// Sends `(codes, default)` to the server.
@@ -301,6 +303,7 @@ impl Events {
             spin,
             interest: Mutex::new(None),
             library: SnapshotCell::new(Arc::new(Vec::new())),
+            decider: OnceLock::new(),
         });
         let theirs = Arc::clone(&ev);
         let h = std::thread::Builder::new()

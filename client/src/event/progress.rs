@@ -221,6 +221,7 @@ pub(crate) fn dispatch(
 ) {
     // The library first: the user's chain may end early (ACTION_COMPLETE).
     ev.to_library(&msg);
+    let outcome = outcome.or_else(|| ev.decision_outcome(&msg));
     if !msg.do_not_cache() {
         if st.cache.len() >= LOCAL_CACHE {
             if let Some(old) = st.cache.pop_front() {

@@ -23,6 +23,21 @@ pub mod op {
     pub const DESTRUCT: u8 = 1;
 }
 
+/// What a participant's handlers decided about a group failure event
+/// ([`msg::GROUP_DECIDE`](super::msg::GROUP_DECIDE)).
+pub mod decision {
+    /// No handler asked for anything.
+    pub const NONE: u8 = 0;
+    /// A handler returned `PMIX_GROUP_LEADER` (true): the participant
+    /// claims the lead.
+    pub const LEADER: u8 = 1;
+    /// A handler returned `PMIX_GROUP_CONSTRUCT_ABORT`.
+    pub const ABORT: u8 = 2;
+    /// A handler returned `PMIX_GROUP_OPTIONAL` (true): go on without the
+    /// failed member (the leader, on `PMIX_GROUP_INVITE_FAILED`).
+    pub const CONTINUE: u8 = 3;
+}
+
 /// The outcome of a group construct.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {

@@ -154,6 +154,10 @@ pub mod msg {
     /// Client → server: answer an invitation (id, leader, `u8` accept,
     /// infos); an accept's reply carries the outcome.
     pub const GROUP_JOIN: u16 = 40;
+    /// Client → server: what a participant's handlers decided about a
+    /// group failure event (id, `i32` event status, `u8` decision, see
+    /// [`group::decision`](super::group::decision)); status-only reply.
+    pub const GROUP_DECIDE: u16 = 41;
     /// Client → server: spawn (job-level infos, apps); the reply's value is
     /// the new namespace (a string).
     pub const SPAWN: u16 = 23;

@@ -141,6 +141,17 @@ pub enum Request {
         /// Directives.
         info: Vec<Info>,
     },
+    /// A participant's handler decision on a group failure event
+    /// (`PMIX_GROUP_LEADER_FAILED`, `PMIX_GROUP_INVITE_FAILED`), sent by its
+    /// library once its handler chain ran.
+    GroupDecide {
+        /// The group id.
+        id: String,
+        /// The event decided on.
+        event: Status,
+        /// [`group::decision`](super::group::decision).
+        decision: u8,
+    },
     /// `PMIx_Group_leave`.
     GroupLeave {
         /// The group id.
@@ -272,6 +283,7 @@ impl Request {
             Request::GroupLeave { .. } => msg::GROUP_LEAVE,
             Request::GroupInvite { .. } => msg::GROUP_INVITE,
             Request::GroupJoin { .. } => msg::GROUP_JOIN,
+            Request::GroupDecide { .. } => msg::GROUP_DECIDE,
             Request::Query { .. } => msg::QUERY,
             Request::Spawn { .. } => msg::SPAWN,
             Request::IofPull { .. } => msg::IOF_PULL,
@@ -294,7 +306,8 @@ impl Request {
             | Request::GroupDestruct { .. }
             | Request::GroupLeave { .. }
             | Request::GroupInvite { .. }
-            | Request::GroupJoin { .. } => Some(caps::GROUPS),
+            | Request::GroupJoin { .. }
+            | Request::GroupDecide { .. } => Some(caps::GROUPS),
             Request::Query { .. } => Some(caps::QUERY),
             Request::Spawn { .. } => Some(caps::SPAWN),
             Request::IofPull { .. } | Request::IofDeregister { .. } => Some(caps::TOOL),
@@ -373,6 +386,15 @@ impl Request {
             Request::Disconnect { nspace, info } => {
                 e.put_str(nspace);
                 e.put_infos(info);
+            }
+            Request::GroupDecide {
+                id,
+                event,
+                decision,
+            } => {
+                e.put_str(id);
+                e.put_i32(event.0);
+                e.put_u8(*decision);
             }
             Request::GroupJoin {
                 id,
@@ -526,6 +548,11 @@ impl Request {
                 leader: d.get_proc()?,
                 accept: d.get_u8()? != 0,
                 info: d.get_infos()?,
+            },
+            msg::GROUP_DECIDE => Request::GroupDecide {
+                id: d.get_str()?.to_owned(),
+                event: Status(d.get_i32()?),
+                decision: d.get_u8()?,
             },
             msg::GROUP_LEAVE => Request::GroupLeave {
                 id: d.get_str()?.to_owned(),

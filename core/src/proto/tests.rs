@@ -117,6 +117,11 @@ fn requests_round_trip() {
             accept: true,
             info: vec![],
         },
+        Request::GroupDecide {
+            id: "g".into(),
+            event: crate::Status::GROUP_LEADER_FAILED,
+            decision: crate::proto::group::decision::LEADER,
+        },
     ];
     for r in reqs {
         let enc = r.encode();

@@ -25,6 +25,10 @@
 //! instead; `docs/RELIABILITY.md`, "Fence failure: which status") — and a
 //! fence whose participant is already dead fails at once, the same way.
 //! A timed-out episode names the participants that had not arrived.
+//! With `PMIX_GROUP_FT_COLLECTIVE` (the Groups draft, *PMIx_Group_leave*)
+//! the fence adjusts instead: a participant that died (before or during
+//! it) or left a group (`PMIX_Group_leave`, [`proc_left`]) counts as
+//! arrived, and the others complete with `PMIX_SUCCESS`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -53,6 +57,7 @@ pub(crate) fn arrive(inner: &Arc<Inner>, to: ReplyTo, procs: Vec<Proc>, info: Ve
         procs: canonical_procs(procs),
     };
     let deadline = directives::deadline(&info);
+    let ft = directives::flag(&info, attrs::GROUP_FT_COLLECTIVE);
     let step = {
         let mut guard = inner.state.lock();
         let st = &mut *guard;
@@ -69,7 +74,7 @@ pub(crate) fn arrive(inner: &Arc<Inner>, to: ReplyTo, procs: Vec<Proc>, info: Ve
                     expected: members.local,
                     departed: members.dead,
                     remote: members.remote,
-                    departure_fails: true,
+                    departure_fails: !ft,
                     directives: info,
                 }
             });
@@ -271,6 +276,15 @@ fn complete_locally(inner: &Arc<Inner>, ep: Episode<ReplyTo>) {
 
 /// `proc` is gone: every fence waiting for it fails, and its sets' episode
 /// counts are forgotten (their fences fail at once from now on).
+/// `proc` left a group: the `PMIX_GROUP_FT_COLLECTIVE` fences waiting for
+/// it go on without it.
+pub(crate) fn proc_left(inner: &Arc<Inner>, proc: &Proc) {
+    let ended = inner.state.lock().collectives.leave_lenient(proc);
+    for e in ended {
+        settle(inner, e);
+    }
+}
+
 pub(crate) fn proc_lost(inner: &Arc<Inner>, proc: &Proc) {
     let ended = inner.state.lock().collectives.depart(proc);
     for e in ended {

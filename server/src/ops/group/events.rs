@@ -6,7 +6,8 @@
 //! every participant that called), `PMIX_GROUP_MEMBERSHIP_UPDATE` when an
 //! optional construct completed without some members,
 //! `PMIX_GROUP_LEADER_FAILED` when the declared leader of a construct is
-//! gone first (no participant can claim the lead: the construct fails).
+//! gone first, `PMIX_GROUP_LEADER_SELECTED` when a participant claimed
+//! the lead after that (`election.rs`).
 
 use std::sync::Arc;
 
@@ -29,6 +30,11 @@ pub(super) fn left(inner: &Arc<Inner>, who: &Proc, id: &str, members: &[Proc]) {
 /// `status` about `who` to the other `members` of group `id`.
 fn about(inner: &Arc<Inner>, status: Status, gone: &Proc, id: &str, members: &[Proc]) {
     let others: Vec<Proc> = members.iter().filter(|p| *p != gone).cloned().collect();
+    raise_to(inner, status, gone, id, others);
+}
+
+/// `status` about `gone` to `others`, in group `id`.
+fn raise_to(inner: &Arc<Inner>, status: Status, gone: &Proc, id: &str, others: Vec<Proc>) {
     if others.is_empty() {
         return;
     }
@@ -86,4 +92,27 @@ pub(super) fn membership_update(inner: &Arc<Inner>, id: &str, members: &[Proc]) 
 /// construct `id`, to the other participants that called.
 pub(super) fn leader_failed(inner: &Arc<Inner>, gone: &Proc, id: &str, participants: Vec<Proc>) {
     about(inner, Status::GROUP_LEADER_FAILED, gone, id, &participants);
+}
+
+/// `PMIX_GROUP_LEADER_SELECTED` naming the new `leader` of construct `id`
+/// (`PMIX_EVENT_AFFECTED_PROC`), to every participant, the leader too.
+pub(super) fn leader_selected(
+    inner: &Arc<Inner>,
+    leader: &Proc,
+    id: &str,
+    participants: Vec<Proc>,
+) {
+    raise_to(
+        inner,
+        Status::GROUP_LEADER_SELECTED,
+        leader,
+        id,
+        participants,
+    );
+}
+
+/// `PMIX_GROUP_CONSTRUCT_ABORT` from `by` (its handler aborted construct
+/// `id`), to every participant, `by` too.
+pub(super) fn construct_abort(inner: &Arc<Inner>, by: &Proc, id: &str, participants: Vec<Proc>) {
+    raise_to(inner, Status::GROUP_CONSTRUCT_ABORT, by, id, participants);
 }

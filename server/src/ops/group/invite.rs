@@ -16,6 +16,8 @@
 //! dies ends it: the invitees hear `PMIX_GROUP_LEADER_FAILED` and waiting
 //! joins get `PMIX_ERR_LOST_CONNECTION`. Invitation members are local
 //! processes (an invitee on another node is refused: `NOT_SUPPORTED`).
+//! The leader's handlers decide on each event it hears before the
+//! invitation completes (`invite_decide.rs`).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -24,6 +26,7 @@ use pmix_core::proto::connect::rank_map;
 use pmix_core::proto::Reply;
 use pmix_core::{attrs, DataArray, DataRange, Error, Info, Proc, Rank, Status, Value};
 
+use super::invite_decide;
 use super::tracker::{Part, Pending};
 use super::{check_id, group_info, register, with_context_id};
 use crate::directives;
@@ -35,21 +38,29 @@ use crate::ops::event::route::host_notify;
 #[derive(Debug)]
 pub(crate) struct Invitation {
     /// Names this invitation for its timer.
-    serial: u64,
-    leader: Proc,
+    pub(super) serial: u64,
+    pub(super) leader: Proc,
     /// The leader's invite, answered at completion.
-    leader_to: ReplyTo,
+    pub(super) leader_to: ReplyTo,
     /// The leader's directives.
     info: Vec<Info>,
     /// The invitees, in invitation order.
-    invitees: Vec<Proc>,
+    pub(super) invitees: Vec<Proc>,
     /// Accepted, with their joins and their `PMIX_GROUP_INFO`.
-    accepted: Vec<(Proc, ReplyTo, Vec<Info>)>,
+    pub(super) accepted: Vec<(Proc, ReplyTo, Vec<Info>)>,
     /// Declined, died or finalized before answering.
     dropped: BTreeSet<Proc>,
+    /// Events raised at the leader (ACCEPTED, DECLINED, INVITE_FAILED)
+    /// whose handlers' decision has not come back (`invite_decide.rs`).
+    pub(super) awaiting: usize,
 }
 
 impl Invitation {
+    /// Every invitee answered and the leader decided on every event.
+    pub(super) fn ready(&self) -> bool {
+        self.answered() && self.awaiting == 0
+    }
+
     fn answered(&self) -> bool {
         self.accepted.len() + self.dropped.len() >= self.invitees.len()
     }
@@ -59,7 +70,7 @@ impl Invitation {
     }
 }
 
-fn raise(
+pub(super) fn raise(
     inner: &Arc<Inner>,
     status: Status,
     source: &Proc,
@@ -80,7 +91,7 @@ fn raise(
     }
 }
 
-fn about(id: &str, who: &Proc) -> Vec<Info> {
+pub(super) fn about(id: &str, who: &Proc) -> Vec<Info> {
     [
         Info::new(attrs::GROUP_ID, id),
         Info::new(attrs::EVENT_AFFECTED_PROC, Value::Proc(who.clone())),
@@ -186,6 +197,7 @@ pub(crate) fn invite(
                 invitees: invitees.clone(),
                 accepted: Vec::new(),
                 dropped: BTreeSet::new(),
+                awaiting: 0,
             },
         );
         (serial, invitees, dead)
@@ -252,7 +264,8 @@ pub(crate) fn join(
                 } else {
                     inv.dropped.insert(me.clone());
                 }
-                Ok((leader, inv.answered()))
+                inv.awaiting += 1;
+                Ok((leader, inv.answered().then_some(inv.serial)))
             }
         }
     };
@@ -269,8 +282,8 @@ pub(crate) fn join(
     if !accept {
         to.send(&Reply::status(Status::SUCCESS));
     }
-    if whole {
-        complete(inner, &id);
+    if let Some(serial) = whole {
+        invite_decide::overdue_at(inner, &id, serial);
     }
 }
 
@@ -282,7 +295,7 @@ fn leader_matches(given: &Proc, leader: &Proc) -> bool {
 
 /// Every invitee answered: registers the group and answers the leader and
 /// the accepting invitees.
-fn complete(inner: &Arc<Inner>, id: &str) {
+pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
     let Some(inv) = inner.state.lock().groups.invites.remove(id) else {
         return;
     };
@@ -405,7 +418,8 @@ pub(crate) fn invitee_gone(inner: &Arc<Inner>, p: &Proc) {
             } else if inv.invitees.contains(p) && !inv.dropped.contains(p) {
                 inv.accepted.retain(|(q, _, _)| q != p);
                 inv.dropped.insert(p.clone());
-                failed.push((id, inv.leader.clone(), inv.answered()));
+                inv.awaiting += 1;
+                failed.push((id, inv.leader.clone(), inv.answered().then_some(inv.serial)));
             }
         }
     }
@@ -417,8 +431,8 @@ pub(crate) fn invitee_gone(inner: &Arc<Inner>, p: &Proc) {
             vec![leader],
             about(&id, p),
         );
-        if whole {
-            complete(inner, &id);
+        if let Some(serial) = whole {
+            invite_decide::overdue_at(inner, &id, serial);
         }
     }
     for (id, inv) in ended {

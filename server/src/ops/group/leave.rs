@@ -4,7 +4,8 @@
 //! one update, and they hear `PMIX_GROUP_LEFT`; the last member's leave
 //! ends the group. Refused while a construct of the id is under way
 //! (`PMIX_ERR_BAD_PARAM`), for an unknown id (`PMIX_ERR_NOT_FOUND`) and for
-//! a non-member (`PMIX_ERR_NOT_A_MEMBER`).
+//! a non-member (`PMIX_ERR_NOT_A_MEMBER`). Fences called with
+//! `PMIX_GROUP_FT_COLLECTIVE` that wait for the leaver go on without it.
 
 use std::sync::Arc;
 
@@ -70,5 +71,6 @@ pub(crate) fn leave(inner: &Arc<Inner>, to: ReplyTo, id: String, _info: Vec<Info
         ));
     }
     events::left(inner, &me, &id, &rest);
+    crate::ops::fence::proc_left(inner, &me);
     to.send(&Reply::status(Status::SUCCESS));
 }

@@ -23,7 +23,9 @@
 //! Departures: a member that dies before the construct completes fails it
 //! for every participant (`PMIX_ERR_LOST_CONNECTION`, naming it), unless
 //! `PMIX_GROUP_OPTIONAL`: then it is dropped and the others get
-//! `PMIX_ERR_PARTIAL_SUCCESS` with the reduced membership.
+//! `PMIX_ERR_PARTIAL_SUCCESS` with the reduced membership. A declared
+//! leader that dies opens an election (`election.rs`): a participant may
+//! claim the lead, and the construct goes on without the dead leader.
 //!
 //! Once complete the group is written into the job store under its id
 //! (`store.rs`): members (and any local process) address it as
@@ -32,14 +34,17 @@
 //! them (`client/src/group.rs`).
 
 mod destruct;
+mod election;
 mod events;
 mod invite;
+mod invite_decide;
 mod leave;
 mod span;
 mod store;
 pub(crate) mod tracker;
 
 pub(crate) use destruct::destruct;
+pub(crate) use election::decide;
 pub(crate) use invite::{invite, join};
 pub(crate) use leave::leave;
 
@@ -170,6 +175,9 @@ pub(crate) fn construct(
             info: group_info(&info),
         };
         let had = p.parts.insert(me.clone(), part).is_some();
+        let Some(to) = election::admit_locked(&mut st.groups, &id, &me, to) else {
+            return; // its leader died: it waits for the election's outcome
+        };
         let registry = &st.registry;
         let step = st
             .collectives
@@ -296,14 +304,22 @@ pub(crate) fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
             ),
         ),
         Ended::Aborted(ep, gone) => {
-            if let Kind::GroupConstruct(id) = &ep.key.kind {
+            if let Kind::GroupConstruct(id) = ep.key.kind.clone() {
+                let id = &id;
                 let (leader, targets) = failure_targets(inner, id, &ep);
-                if leader.as_ref() == Some(&gone) {
-                    // nobody can claim the lead here: the construct fails
-                    let all = ep.contributed.iter().map(|(p, _)| p.clone()).collect();
-                    events::leader_failed(inner, &gone, id, all);
-                } else {
-                    events::invite_failed(inner, &gone, id, targets);
+                match leader {
+                    // the participants may claim the lead (election.rs)
+                    Some(l) if l == gone => return election::start(inner, ep, gone, id.clone()),
+                    // the waiting leader decides (election.rs)
+                    Some(l) => match election::start_member(inner, ep, gone.clone(), l, id.clone())
+                    {
+                        None => return,
+                        Some(ep) => {
+                            events::invite_failed(inner, &gone, id, targets);
+                            return fail(&ep, gone_error(inner, &gone));
+                        }
+                    },
+                    None => events::invite_failed(inner, &gone, id, targets),
                 }
             }
             fail(&ep, gone_error(inner, &gone));

@@ -52,6 +52,9 @@ pub(crate) struct GroupTracker {
     pub(crate) pending: BTreeMap<String, Pending>,
     /// Invitations under way by id (`invite.rs`).
     pub(crate) invites: BTreeMap<String, super::invite::Invitation>,
+    /// Constructs whose leader died, waiting for a claimant, by id
+    /// (`election.rs`).
+    pub(crate) elections: BTreeMap<String, super::election::Election>,
     /// The next context id this server assigns.
     next_context_id: u64,
     /// Names invitations for their timers.
@@ -64,6 +67,7 @@ impl Default for GroupTracker {
             live: BTreeMap::new(),
             pending: BTreeMap::new(),
             invites: BTreeMap::new(),
+            elections: BTreeMap::new(),
             next_context_id: 1,
             next_serial: 0,
         }

@@ -1,0 +1,323 @@
+//! A PMIx client driven by `launcher/tests/group_leader.rs`: a construct
+//! whose declared leader dies, and what the participants' handlers for
+//! `PMIX_GROUP_LEADER_FAILED` decide. `groupleader <scenario>` prints
+//! `ok …` lines and exits 0 when every check passed; a failed check prints
+//! `FAIL: …` and exits 1.
+//!
+//! `claim` and `abort` (4 ranks): rank 0 declares itself `PMIX_GROUP_LEADER`,
+//! calls construct of "nl" over the job (`_nb`) and SIGKILLs itself
+//! 300 ms later (printing `dying <unix-ms>`); ranks 1, 2 call the blocking
+//! construct at once, rank 3 800 ms later (after the death).
+//! - `claim`: ranks 1 and 2 answer `PMIX_GROUP_LEADER_FAILED` with the
+//!   result `PMIX_GROUP_LEADER` (true). Every one
+//!   prints `selected Some(<rank>) <unix-ms>` for each `PMIX_GROUP_LEADER_SELECTED` it
+//!   hears and `constructed <status> <ranks,...> <unix-ms>`; then a fence
+//!   over the group and its destruct.
+//! - `abort`: rank 2's handler returns `PMIX_GROUP_CONSTRUCT_ABORT`;
+//!   every one prints `failed <status> <unix-ms>` (rank 3, arriving after
+//!   the abort, finds its construct failed by the leader's death) and
+//!   `abort event from Some(2)` when the `PMIX_GROUP_CONSTRUCT_ABORT` event
+//!   arrives.
+//!
+//! `goon` and `memberabort` (4 ranks): a member's death decided by the
+//! leader. Rank 3 SIGKILLs itself 300 ms in without calling construct
+//! (printing `dying <unix-ms>`); ranks 0 (declared `PMIX_GROUP_LEADER`),
+//! 1, 2 call the blocking construct of "gm" at once. Rank 0's
+//! `PMIX_GROUP_INVITE_FAILED` handler returns the result
+//! `PMIX_GROUP_OPTIONAL` (true) (`goon`) or the status
+//! `PMIX_GROUP_CONSTRUCT_ABORT` (`memberabort`). Each prints
+//! `constructed <status> <ranks> <unix-ms>` or `failed <status> <unix-ms>`,
+//! and `update <ranks>` for a `PMIX_GROUP_MEMBERSHIP_UPDATE`.
+//!
+//! `inviteabort` (3 ranks): rank 0 invites 1 and 2 into "ia"; its
+//! `PMIX_GROUP_INVITE_DECLINED` handler returns
+//! `PMIX_GROUP_CONSTRUCT_ABORT`. Rank 1 accepts at once (a blocking join
+//! from a thread woken by its `PMIX_GROUP_INVITED` handler), rank 2
+//! declines 500 ms later. Ranks 0 and 1 print `failed <status>`; ranks 1
+//! and 2 print `abort event from Some(0)` for the `PMIX_GROUP_CONSTRUCT_ABORT`
+//! event.
+//!
+//! `ftfence` (3 ranks): all construct "ft"; rank 2 SIGKILLs itself 300 ms
+//! later (printing `dying <unix-ms>`); ranks 0, 1 fence over
+//! `("ft", WILDCARD)` with `PMIX_GROUP_FT_COLLECTIVE` and print `fenced
+//! <status> <unix-ms>`, then fence again without it and print `plain
+//! <status>`.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use pmix_client::Client;
+use pmix_core::{attrs, Info, Nspace, Proc, Rank, Status, Value};
+
+fn fail(msg: String) -> ! {
+    println!("FAIL: {msg}");
+    std::process::exit(1)
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+fn info(key: &str, v: Value) -> Info {
+    Info::new(key, v).unwrap()
+}
+
+fn affected(infos: &[Info]) -> Option<u32> {
+    match pmix_core::info::find(infos, attrs::EVENT_AFFECTED_PROC).map(|i| &i.value) {
+        Some(Value::Proc(p)) => Some(p.rank.0),
+        _ => None,
+    }
+}
+
+fn die() -> ! {
+    println!("dying {}", now_ms());
+    let pid = std::process::id().to_string();
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &pid])
+        .status();
+    std::thread::sleep(Duration::from_secs(30));
+    fail("still alive".into())
+}
+
+fn scenario(c: &Client, abort: bool) {
+    let me = c.proc().clone();
+    let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    if me.rank.0 == 0 {
+        let lead = info(attrs::GROUP_LEADER, Value::Bool(true));
+        c.group_construct_nb("nl", &all, &[lead, limit], |_| {});
+        std::thread::sleep(Duration::from_millis(300));
+        die();
+    }
+    let claims = !abort && me.rank.0 != 3;
+    let aborts = abort && me.rank.0 == 2;
+    c.register_event_handler(&[Status::GROUP_LEADER_FAILED], &[], move |e, done| {
+        println!("leader failed {:?}", affected(e.info));
+        if aborts {
+            done.done(Status::GROUP_CONSTRUCT_ABORT, vec![]);
+        } else if claims {
+            let claim = info(attrs::GROUP_LEADER, Value::Bool(true));
+            done.done(Status::SUCCESS, vec![claim]);
+        } else {
+            done.done(Status::SUCCESS, vec![]);
+        }
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    let selected = Arc::new(Mutex::new(Vec::<(Option<u32>, u128)>::new()));
+    let s2 = Arc::clone(&selected);
+    c.register_event_handler(&[Status::GROUP_LEADER_SELECTED], &[], move |e, done| {
+        s2.lock().unwrap().push((affected(e.info), now_ms()));
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    c.register_event_handler(&[Status::GROUP_CONSTRUCT_ABORT], &[], move |e, done| {
+        println!("abort event from {:?}", affected(e.info));
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    if me.rank.0 == 3 {
+        // arrives after the leader's death
+        std::thread::sleep(Duration::from_millis(800));
+    }
+    match c.group_construct("nl", &all, &[limit]) {
+        Err(e) => {
+            println!("failed {} {}", e.status().0, now_ms());
+            println!("why {e}");
+        }
+        Ok(x) => {
+            let members = match pmix_core::info::find(&x.results, attrs::GROUP_MEMBERSHIP)
+                .map(|i| &i.value)
+            {
+                Some(Value::DataArray(a)) => a.procs().unwrap_or_default(),
+                _ => vec![],
+            };
+            let ranks: Vec<String> = members.iter().map(|p| p.rank.0.to_string()).collect();
+            println!(
+                "constructed {} {} {}",
+                x.status.0,
+                ranks.join(","),
+                now_ms()
+            );
+            let group = Proc::from_parts(Nspace::new("nl").unwrap(), Rank::WILDCARD);
+            c.fence(&[group], &[])
+                .unwrap_or_else(|e| fail(format!("fence over the group: {e}")));
+            c.group_destruct("nl", &[info(attrs::TIMEOUT, Value::Int32(10))])
+                .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+            println!("ok destructed");
+        }
+    }
+    // a second LEADER_SELECTED would come right after the first
+    std::thread::sleep(Duration::from_millis(300));
+    for (s, at) in selected.lock().unwrap().iter() {
+        println!("selected {s:?} {at}");
+    }
+}
+
+fn members(infos: &[Info]) -> String {
+    let procs = match pmix_core::info::find(infos, attrs::GROUP_MEMBERSHIP).map(|i| &i.value) {
+        Some(Value::DataArray(a)) => a.procs().unwrap_or_default(),
+        _ => vec![],
+    };
+    let ranks: Vec<String> = procs.iter().map(|p| p.rank.0.to_string()).collect();
+    ranks.join(",")
+}
+
+fn member_scenario(c: &Client, abort: bool) {
+    let me = c.proc().clone();
+    let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    if me.rank.0 == 3 {
+        std::thread::sleep(Duration::from_millis(300));
+        die();
+    }
+    c.register_event_handler(&[Status::GROUP_MEMBERSHIP_UPDATE], &[], |e, done| {
+        println!("update {}", members(e.info));
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    let mut directives = vec![limit];
+    if me.rank.0 == 0 {
+        c.register_event_handler(&[Status::GROUP_INVITE_FAILED], &[], move |e, done| {
+            println!("invite failed {:?}", affected(e.info));
+            if abort {
+                done.done(Status::GROUP_CONSTRUCT_ABORT, vec![]);
+            } else {
+                let on = info(attrs::GROUP_OPTIONAL, Value::Bool(true));
+                done.done(Status::SUCCESS, vec![on]);
+            }
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        directives.push(info(attrs::GROUP_LEADER, Value::Bool(true)));
+    }
+    match c.group_construct("gm", &all, &directives) {
+        Err(e) => println!("failed {} {}", e.status().0, now_ms()),
+        Ok(x) => {
+            println!(
+                "constructed {} {} {}",
+                x.status.0,
+                members(&x.results),
+                now_ms()
+            );
+            c.group_destruct("gm", &[info(attrs::TIMEOUT, Value::Int32(10))])
+                .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+            println!("ok destructed");
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+fn invite_abort(c: &Client) {
+    let me = c.proc().clone();
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    c.register_event_handler(&[Status::GROUP_CONSTRUCT_ABORT], &[], |e, done| {
+        println!("abort event from {:?}", affected(e.info));
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    if me.rank.0 == 0 {
+        c.register_event_handler(&[Status::GROUP_INVITE_DECLINED], &[], |_, done| {
+            done.done(Status::GROUP_CONSTRUCT_ABORT, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        // the invitees registered for PMIX_GROUP_INVITED before this
+        std::thread::sleep(Duration::from_millis(300));
+        let them = [
+            Proc::from_parts(me.nspace.clone(), Rank(1)),
+            Proc::from_parts(me.nspace.clone(), Rank(2)),
+        ];
+        match c.group_invite("ia", &them, &[limit]) {
+            Err(e) => println!("failed {}", e.status().0),
+            Ok(x) => fail(format!("invite completed after the abort: {x:?}")),
+        }
+    } else {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+        c.register_event_handler(&[Status::GROUP_INVITED], &[], move |_, done| {
+            let _ = tx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        rx.recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| fail("never invited".into()));
+        let leader = Proc::from_parts(me.nspace.clone(), Rank(0));
+        if me.rank.0 == 2 {
+            std::thread::sleep(Duration::from_millis(500));
+            c.group_join("ia", &leader, false, &[])
+                .unwrap_or_else(|e| fail(format!("decline: {e}")));
+        } else {
+            match c.group_join("ia", &leader, true, &[limit]) {
+                Err(e) => println!("failed {}", e.status().0),
+                Ok(x) => fail(format!("join completed after the abort: {x:?}")),
+            }
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+fn ft_fence(c: &Client) {
+    let me = c.proc().clone();
+    let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
+    c.group_construct("ft", &all, &[info(attrs::TIMEOUT, Value::Int32(20))])
+        .unwrap_or_else(|e| fail(format!("construct: {e}")));
+    if me.rank.0 == 2 {
+        std::thread::sleep(Duration::from_millis(300));
+        die();
+    }
+    let group = [Proc::from_parts(Nspace::new("ft").unwrap(), Rank::WILDCARD)];
+    let ft = info(attrs::GROUP_FT_COLLECTIVE, Value::Bool(true));
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    let status = |r: pmix_core::Result<()>| r.map_or_else(|e| e.status().0, |()| 0);
+    let r = c.fence(&group, &[ft, limit.clone()]);
+    println!("fenced {} {}", status(r), now_ms());
+    let r = c.fence(&group, &[limit]);
+    println!("plain {}", status(r));
+}
+
+/// `ftleave` (3 ranks): all construct "fl"; ranks 0, 1 fence over it with
+/// `PMIX_GROUP_FT_COLLECTIVE`; rank 2 leaves the group 300 ms later
+/// (printing `leaving <unix-ms>`) instead of joining the fence; ranks 0, 1
+/// print `fenced <status> <unix-ms>`.
+fn ft_leave(c: &Client) {
+    let me = c.proc().clone();
+    let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
+    c.group_construct("fl", &all, &[info(attrs::TIMEOUT, Value::Int32(20))])
+        .unwrap_or_else(|e| fail(format!("construct: {e}")));
+    if me.rank.0 == 2 {
+        std::thread::sleep(Duration::from_millis(300));
+        println!("leaving {}", now_ms());
+        c.group_leave("fl", &[])
+            .unwrap_or_else(|e| fail(format!("leave: {e}")));
+        std::thread::sleep(Duration::from_millis(500));
+        return;
+    }
+    let group = [Proc::from_parts(Nspace::new("fl").unwrap(), Rank::WILDCARD)];
+    let ft = info(attrs::GROUP_FT_COLLECTIVE, Value::Bool(true));
+    let limit = info(attrs::TIMEOUT, Value::Int32(5));
+    let r = c.fence(&group, &[ft, limit]);
+    println!(
+        "fenced {} {}",
+        r.map_or_else(|e| e.status().0, |()| 0),
+        now_ms()
+    );
+    c.group_destruct("fl", &[info(attrs::TIMEOUT, Value::Int32(10))])
+        .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+}
+
+fn main() {
+    let which = std::env::args().nth(1).unwrap_or_default();
+    let c = Client::init(&[]).unwrap_or_else(|e| fail(format!("init: {e}")));
+    match which.as_str() {
+        "claim" => scenario(&c, false),
+        "abort" => scenario(&c, true),
+        "goon" => member_scenario(&c, false),
+        "memberabort" => member_scenario(&c, true),
+        "inviteabort" => invite_abort(&c),
+        "ftfence" => ft_fence(&c),
+        "ftleave" => ft_leave(&c),
+        s => fail(format!("unknown scenario {s:?}")),
+    }
+    c.finalize()
+        .unwrap_or_else(|e| fail(format!("finalize: {e}")));
+    println!("ok done");
+}
