@@ -174,7 +174,7 @@ pub mod msg {
     /// of some procs on some channels, tagged with the client's handler id.
     pub const IOF_PULL: u16 = 49;
     /// Server → client, one-way (tag 0): a chunk of a process's output
-    /// ([`iof::IofChunk`]).
+    /// ([`iof::IofChunk`](super::iof::IofChunk)).
     pub const IOF_DELIVER: u16 = 50;
     /// Client → server: `PMIx_IOF_deregister` of one handler id.
     pub const IOF_DEREGISTER: u16 = 51;
