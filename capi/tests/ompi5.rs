@@ -90,8 +90,21 @@ struct Job {
 
 /// Runs `exe` as 4 ranks of `pmixrun` on pmix-rs (`lib`).
 fn pmixrun_4(venv: &Path, lib: &Path, exe: &Path, dir: &Path, tag: &str) -> Job {
+    pmixrun_4_with(venv, lib, exe, dir, tag, &[])
+}
+
+/// [`pmixrun_4`] with more pmixrun options (`extra`, before the program).
+fn pmixrun_4_with(
+    venv: &Path,
+    lib: &Path,
+    exe: &Path,
+    dir: &Path,
+    tag: &str,
+    extra: &[&str],
+) -> Job {
     let mut cmd = Command::new(pmixrun());
     cmd.args(["-n", "4", "--timeout", "60"])
+        .args(extra)
         .arg(exe)
         .env("LD_LIBRARY_PATH", lib)
         // where Open MPI finds its help texts (the MPI_ABORT banner)
@@ -262,5 +275,38 @@ fn ompi5_comm_create_from_group_under_pmixrun() {
     expect_line(
         "comm_from_group",
         "comm_create_from_group 4 ranks, 3 communicators",
+    );
+}
+
+/// Process sets defined by the launcher reach Open MPI 5's ranks as
+/// `PMIX_PROCESS_SET_DEFINE` events. Open MPI's default handler (an error
+/// handler) must not see them — they carry `PMIX_EVENT_NON_DEFAULT` — and
+/// a C handler never gets a NULL source (the host's own events name the
+/// server). Before: every rank died with SIGSEGV in Open MPI's default
+/// handler, which read the NULL source.
+#[test]
+fn ompi5_hello_with_launcher_process_sets_under_pmixrun() {
+    let venv = require!(wheel(), "the Open MPI 5 wheel");
+    let dir = workdir("ompi5-psets");
+    let lib = our_lib(&dir);
+    let exe = build(&venv, "hello", &dir);
+    let job = pmixrun_4_with(
+        &venv,
+        &lib,
+        &exe,
+        &dir,
+        "hello-psets",
+        &["--pset", "even:0,2", "--pset", "all:all"],
+    );
+    expect_ok(&job.ran, "Open MPI 5 hello under pmixrun --pset … -n 4");
+    assert_eq!(
+        job.ran
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("hello "))
+            .count(),
+        4,
+        "{}",
+        show(&job.ran)
     );
 }

@@ -17,6 +17,7 @@ use pmix_core::Status;
 use super::gate::Reg;
 use crate::cdata::array_free;
 use crate::convert::{infos_in_lossy, infos_out_lossy, proc_to_c};
+use crate::role::{self, Endpoint};
 use crate::types::*;
 use crate::worker::{defer, CPtr};
 
@@ -58,6 +59,21 @@ impl Drop for EvCtx {
     }
 }
 
+/// The event's source as a C handler sees it. An event the host raised
+/// itself carries none in pmix-rs; OpenPMIx gives handlers the server's
+/// identity then, and C handlers may read it unconditionally (Open MPI 5's
+/// default handler does).
+fn source_of(ev: &Event<'_>) -> Option<pmix_proc_t> {
+    if let Some(p) = ev.source {
+        return Some(proc_to_c(p));
+    }
+    match role::client_else_server() {
+        Ok(Endpoint::Client(c)) => Some(proc_to_c(c.server())),
+        Ok(Endpoint::Server(s)) => Some(proc_to_c(s.proc())),
+        Err(_) => None,
+    }
+}
+
 /// The Rust handler that calls the C one.
 pub(super) fn handler(
     f: Notification,
@@ -75,7 +91,7 @@ fn deliver(f: Notification, ev: &Event<'_>, done: EventCompletion) {
     let (info, ninfo) = infos_out_lossy(ev.info);
     let (results, nresults) = infos_out_lossy(ev.results);
     let ctx = Box::into_raw(Box::new(EvCtx {
-        source: ev.source.map(proc_to_c),
+        source: source_of(ev),
         info,
         ninfo,
         results,

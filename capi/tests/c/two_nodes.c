@@ -299,6 +299,11 @@ static pmix_status_t op_slot(int which, const pmix_proc_t procs[], size_t nprocs
             atomic_fetch_add(&bad_connect, 1);
         pmix_strncpy(own_group, group, PMIX_MAX_NSLEN);
     }
+    /* a copy: once the op is pending, the helper thread may complete it
+     * (the peer answered first), and the library then frees info */
+    char mine[PMIX_MAX_NSLEN + 1] = {0};
+    pmix_strncpy(mine, group, PMIX_MAX_NSLEN);
+    group = mine;
     pthread_mutex_lock(&lock);
     pending_op[which].local = true;
     pending_op[which].cb = cb;

@@ -18,6 +18,10 @@ use crate::inner::Inner;
 use crate::ops::event::route::host_notify;
 
 /// The infos of a define / delete event.
+/// The infos of a define / delete event: the set's name and members, and
+/// `PMIX_EVENT_NON_DEFAULT` — news for the handlers registered for these
+/// codes, not an error for default handlers (an MPI library's default
+/// handler aborts on what it receives, as Open MPI 5's does).
 fn event_info(name: &str, members: &[Proc]) -> Result<Vec<Info>> {
     Ok(vec![
         Info::new(attrs::PSET_NAME, Value::String(name.to_owned()))?,
@@ -25,6 +29,7 @@ fn event_info(name: &str, members: &[Proc]) -> Result<Vec<Info>> {
             attrs::PSET_MEMBERS,
             Value::DataArray(Box::new(DataArray::from_procs(members.to_vec()))),
         )?,
+        Info::new(attrs::EVENT_NON_DEFAULT, Value::Bool(true))?,
     ])
 }
 
