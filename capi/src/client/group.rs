@@ -235,14 +235,12 @@ pub unsafe extern "C" fn PMIx_Group_destruct(
     info: *const pmix_info_t,
     ninfo: usize,
 ) -> pmix_status_t {
-    let r = role::client().and_then(|c| {
-        // SAFETY: forwarded caller guarantee.
-        let id = unsafe { id_in(grp) }?;
-        // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
-        let infos = unsafe { directives_in(info, ninfo) }?;
-        c.group_destruct(&id, &infos)
-    });
-    status("PMIx_Group_destruct", &r)
+    // SAFETY: forwarded caller guarantee.
+    unsafe {
+        on_group(grp, info, ninfo, "PMIx_Group_destruct", |c, id, infos| {
+            c.group_destruct(id, infos)
+        })
+    }
 }
 
 /// `pmix_status_t PMIx_Group_destruct_nb(const char grp[], const
@@ -260,9 +258,60 @@ pub unsafe extern "C" fn PMIx_Group_destruct_nb(
     cbfunc: pmix_op_cbfunc_t,
     cbdata: *mut c_void,
 ) -> pmix_status_t {
-    let cbdata = CPtr::new(cbdata);
+    // SAFETY: forwarded caller guarantee.
+    unsafe {
+        on_group_nb(
+            grp,
+            info,
+            ninfo,
+            (cbfunc, cbdata),
+            "PMIx_Group_destruct_nb",
+            |c, id, infos, done| c.group_destruct_nb(id, infos, done),
+        )
+    }
+}
+
+/// A blocking call naming one group with directives (destruct, leave):
+/// `op` on the client with the id and the infos; its status.
+///
+/// # Safety
+/// `grp` NULL or a NUL-terminated string; `info` NULL or `ninfo` valid
+/// infos.
+pub(super) unsafe fn on_group(
+    grp: *const c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    name: &str,
+    op: impl FnOnce(&Client, &str, &[Info]) -> Result<()>,
+) -> pmix_status_t {
+    let r = role::client().and_then(|c| {
+        // SAFETY: forwarded caller guarantee.
+        let id = unsafe { id_in(grp) }?;
+        // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
+        let infos = unsafe { directives_in(info, ninfo) }?;
+        op(&c, &id, &infos)
+    });
+    status(name, &r)
+}
+
+/// The `_nb` form of [`on_group`]: `op` gets the completion, which calls
+/// `cb` (the callback and its data) on the callback thread. A bad argument
+/// is returned at once when there is no callback, else reported through
+/// it.
+///
+/// # Safety
+/// As [`on_group`]; the callback NULL or accepting its data on any thread.
+pub(super) unsafe fn on_group_nb(
+    grp: *const c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    cb: (pmix_op_cbfunc_t, *mut c_void),
+    name: &'static str,
+    op: impl FnOnce(&Client, &str, &[Info], Box<dyn FnOnce(Result<()>) + Send>),
+) -> pmix_status_t {
+    let (cbfunc, cbdata) = (cb.0, CPtr::new(cb.1));
     let done = move |r: Result<()>| {
-        let st = status("PMIx_Group_destruct_nb", &r);
+        let st = status(name, &r);
         if let Some(cb) = cbfunc {
             // SAFETY: the caller's callback with its own data.
             defer(move || unsafe { cb(st, cbdata.get()) });
@@ -276,8 +325,8 @@ pub unsafe extern "C" fn PMIx_Group_destruct_nb(
         Ok((c, id, infos))
     });
     match r {
-        Ok((c, id, infos)) => c.group_destruct_nb(&id, &infos, done),
-        Err(e) if cbfunc.is_none() => return status("PMIx_Group_destruct_nb", &Err(e)),
+        Ok((c, id, infos)) => op(&c, &id, &infos, Box::new(done)),
+        Err(e) if cbfunc.is_none() => return status(name, &Err(e)),
         Err(e) => done(Err(e)),
     }
     PMIX_SUCCESS

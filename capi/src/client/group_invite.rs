@@ -10,13 +10,13 @@ use std::os::raw::{c_char, c_void};
 use pmix_client::Client;
 use pmix_core::{Error, Info, Nspace, Proc, Rank, Result};
 
-use super::group::{id_in, info_done, results_out};
+use super::group::{id_in, info_done, on_group, on_group_nb, results_out};
 use crate::cmem::Out;
 use crate::convert::{directives_in, proc_from_c, procs_in};
 use crate::role;
 use crate::status::status;
 use crate::types::*;
-use crate::worker::{defer, CPtr};
+use crate::worker::CPtr;
 
 /// `PMIX_GROUP_ACCEPT` of `pmix_group_opt_t` (`PMIX_GROUP_DECLINE` is 0).
 const PMIX_GROUP_ACCEPT: pmix_group_opt_t = 1;
@@ -214,14 +214,12 @@ pub unsafe extern "C" fn PMIx_Group_leave(
     info: *const pmix_info_t,
     ninfo: usize,
 ) -> pmix_status_t {
-    let r = role::client().and_then(|c| {
-        // SAFETY: forwarded caller guarantee.
-        let id = unsafe { id_in(grp) }?;
-        // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
-        let infos = unsafe { directives_in(info, ninfo) }?;
-        c.group_leave(&id, &infos)
-    });
-    status("PMIx_Group_leave", &r)
+    // SAFETY: forwarded caller guarantee.
+    unsafe {
+        on_group(grp, info, ninfo, "PMIx_Group_leave", |c, id, infos| {
+            c.group_leave(id, infos)
+        })
+    }
 }
 
 /// `pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t
@@ -239,25 +237,15 @@ pub unsafe extern "C" fn PMIx_Group_leave_nb(
     cbfunc: pmix_op_cbfunc_t,
     cbdata: *mut c_void,
 ) -> pmix_status_t {
-    let cbdata = CPtr::new(cbdata);
-    let done = move |r: Result<()>| {
-        let st = status("PMIx_Group_leave_nb", &r);
-        if let Some(cb) = cbfunc {
-            // SAFETY: the caller's callback with its own data.
-            defer(move || unsafe { cb(st, cbdata.get()) });
-        }
-    };
-    let r = role::client().and_then(|c| {
-        // SAFETY: forwarded caller guarantee.
-        let id = unsafe { id_in(grp) }?;
-        // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
-        let infos = unsafe { directives_in(info, ninfo) }?;
-        Ok((c, id, infos))
-    });
-    match r {
-        Ok((c, id, infos)) => c.group_leave_nb(&id, &infos, done),
-        Err(e) if cbfunc.is_none() => return status("PMIx_Group_leave_nb", &Err(e)),
-        Err(e) => done(Err(e)),
+    // SAFETY: forwarded caller guarantee.
+    unsafe {
+        on_group_nb(
+            grp,
+            info,
+            ninfo,
+            (cbfunc, cbdata),
+            "PMIx_Group_leave_nb",
+            |c, id, infos, done| c.group_leave_nb(id, infos, done),
+        )
     }
-    PMIX_SUCCESS
 }
