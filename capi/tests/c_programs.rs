@@ -30,66 +30,12 @@
 #[macro_use]
 mod common;
 
-use common::{expect_ok, have, our_lib, pmix_cflags, pmixrun, run, skip, workdir, Ran};
+use common::cprog::*;
+use common::{expect_ok, have, our_lib, pmix_cflags, run, skip, workdir, Ran};
 use std::collections::{BTreeMap, BTreeSet};
-use std::env;
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-
-/// Where Debian's OpenPMIx library lives, if installed.
-fn openpmix_libdir() -> Option<PathBuf> {
-    let from_pkg = Command::new("pkg-config")
-        .args(["--variable=libdir", "pmix"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
-    from_pkg
-        .into_iter()
-        .chain([PathBuf::from("/usr/lib/x86_64-linux-gnu/pmix2/lib")])
-        .find(|d| d.join("libpmix.so.2").exists())
-}
-
-fn source(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/c")
-        .join(name)
-}
-
-/// Compiles `src` (plus `-I dir` for generated headers) into `dir/exe`,
-/// linked against the drop-in in `lib` when given.
-fn compile(src: &Path, dir: &Path, exe: &str, cflags: &[String], lib: Option<&Path>) -> PathBuf {
-    let out = dir.join(exe);
-    let mut cmd = Command::new(env::var("CC").unwrap_or_else(|_| "cc".into()));
-    cmd.args([
-        "-std=gnu11",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-Wno-unused-parameter",
-        "-g",
-    ])
-    .args(cflags)
-    .arg(format!("-I{}", dir.display()))
-    .arg(src)
-    .arg("-o")
-    .arg(&out);
-    if let Some(lib) = lib {
-        cmd.arg(format!("-L{}", lib.display())).arg("-lpmix");
-    }
-    let ran = run(cmd, dir, &format!("cc-{exe}"), Duration::from_secs(120));
-    expect_ok(&ran, &format!("compiling {}", src.display()));
-    out
-}
-
-/// A command running `exe` with `lib` first on the library path.
-fn with_lib(exe: &Path, lib: &Path) -> Command {
-    let mut cmd = Command::new(exe);
-    cmd.env("LD_LIBRARY_PATH", lib);
-    cmd
-}
 
 #[test]
 fn mirrors_match_the_c_headers() {
@@ -399,60 +345,6 @@ const OMPI_CLIENT_IMPORTS: [&str; 35] = [
 // ---------------------------------------------------------------------------
 // Clients under pmixrun
 
-/// Compiles `tests/c/<name>.c` against Debian's headers and our drop-in;
-/// `None` (after a SKIP) without the headers.
-fn client_program(name: &str) -> Option<(PathBuf, PathBuf, Vec<String>)> {
-    client_program_in(name, name)
-}
-
-/// [`client_program`] in the scratch directory `dir_name` (tests of one
-/// program that run in parallel).
-fn client_program_in(name: &str, dir_name: &str) -> Option<(PathBuf, PathBuf, Vec<String>)> {
-    let Some(mut cflags) = pmix_cflags() else {
-        skip("pmix.h (package libpmix-dev)");
-        return None;
-    };
-    cflags.push("-pthread".into());
-    let dir = workdir(dir_name);
-    let lib = our_lib(&dir);
-    let exe = compile(
-        &source(&format!("{name}.c")),
-        &dir,
-        name,
-        &cflags,
-        Some(&lib),
-    );
-    Some((dir, lib, vec![exe.display().to_string()]))
-}
-
-/// Runs `cmd` (a program and its arguments) as `np` ranks of a `pmixrun`
-/// job on the drop-in in `lib`.
-fn run_job(dir: &Path, lib: &Path, np: u32, cmd: &[String], tag: &str, limit: Duration) -> Ran {
-    let mut c = Command::new(pmixrun());
-    c.env("LD_LIBRARY_PATH", lib)
-        .arg("--timeout")
-        .arg(limit.as_secs().saturating_sub(10).max(10).to_string())
-        .arg("-n")
-        .arg(np.to_string())
-        .args(cmd);
-    run(c, dir, tag, limit)
-}
-
-/// Every rank printed its pass line.
-fn expect_all_passed(ran: &Ran, prog: &str, np: u32) {
-    for r in 0..np {
-        let line = format!("rank {r}: {prog}: ");
-        assert!(
-            ran.stdout
-                .lines()
-                .any(|l| l.starts_with(&line) && l.ends_with("checks passed")),
-            "rank {r} did not pass {prog}\n--- stdout\n{}\n--- stderr\n{}",
-            ran.stdout,
-            ran.stderr
-        );
-    }
-}
-
 #[test]
 fn client_gets_puts_and_fences_under_pmixrun() {
     let Some((dir, lib, mut cmd)) = client_program("client_basic") else {
@@ -565,81 +457,6 @@ fn clients_publish_look_up_and_resolve_peers_under_pmixrun() {
     expect_all_passed(&ran, "client_pubsub", 4);
 }
 
-/// `client_spawn.c` under `pmixrun -n 2` (with `CS_PATH=/base` and
-/// `CS_GONE` in pmixrun's environment): every check of the parents and of
-/// the two spawned children passed, and the children's output came
-/// through pmixrun. `valgrind`: the parents run under valgrind;
-/// `connect`: the children connect back (`client_spawn connect`).
-fn run_client_spawn(valgrind: bool, connect: bool) {
-    if valgrind && !have("valgrind") {
-        skip("valgrind");
-        return;
-    }
-    let tag = match (valgrind, connect) {
-        (true, false) => "valgrind-spawn",
-        (true, true) => "valgrind-spawn-connect",
-        (false, false) => "client_spawn",
-        (false, true) => "client_spawn-connect",
-    };
-    let Some((dir, lib, exe)) = client_program_in("client_spawn", tag) else {
-        return;
-    };
-    let mut cmd: Vec<String> = Vec::new();
-    if valgrind {
-        cmd.extend(
-            [
-                "valgrind",
-                "--error-exitcode=99",
-                "--leak-check=full",
-                "--show-leak-kinds=definite",
-                "--errors-for-leak-kinds=definite",
-                "-q",
-            ]
-            .iter()
-            .map(|s| s.to_string()),
-        );
-    }
-    cmd.extend(exe);
-    if connect {
-        cmd.push("connect".into());
-    }
-    let mut c = Command::new(pmixrun());
-    c.env("LD_LIBRARY_PATH", &lib)
-        .env("CS_PATH", "/base")
-        .env("CS_GONE", "x")
-        .args(["--timeout", "240", "-n", "2"])
-        .args(&cmd);
-    let ran = run(c, &dir, tag, Duration::from_secs(300));
-    expect_ok(&ran, tag);
-    expect_all_passed(&ran, "client_spawn", 2);
-    expect_all_passed(&ran, "client_spawn-child", 2);
-    if valgrind {
-        assert!(
-            !ran.stderr.contains("=="),
-            "valgrind reported:\n{}",
-            ran.stderr
-        );
-    }
-}
-
-#[test]
-fn client_spawns_with_environment_directives_under_pmixrun() {
-    run_client_spawn(false, false);
-}
-
-#[test]
-fn client_spawn_is_clean_under_valgrind() {
-    run_client_spawn(true, false);
-}
-
-/// The spawned children connect back to their parent and read its key,
-/// the parent reads theirs (across namespaces), under valgrind too.
-#[test]
-fn spawned_children_connect_back_and_exchange_keys() {
-    run_client_spawn(false, true);
-    run_client_spawn(true, true);
-}
-
 #[test]
 fn client_run_is_clean_under_valgrind() {
     if !have("valgrind") {
@@ -677,45 +494,6 @@ fn client_run_is_clean_under_valgrind() {
         "valgrind reported:\n{}",
         ran.stderr
     );
-}
-
-/// `server_spawn.c`: a C host's spawn slot gets the requestor, the job
-/// info and the apps of a client's `PMIx_Spawn`, and its callback (from
-/// another thread) answers the client: a namespace, an error, or no
-/// callback at all.
-#[test]
-fn a_c_host_spawn_slot_serves_pmix_spawn() {
-    let Some(mut cflags) = pmix_cflags() else {
-        skip("pmix.h (package libpmix-dev)");
-        return;
-    };
-    cflags.push("-pthread".into());
-    let dir = workdir("server_spawn");
-    let lib = our_lib(&dir);
-    let exe = compile(
-        &source("server_spawn.c"),
-        &dir,
-        "server_spawn",
-        &cflags,
-        Some(&lib),
-    );
-    let ran = run(
-        with_lib(&exe, &lib),
-        &dir,
-        "server_spawn",
-        Duration::from_secs(60),
-    );
-    expect_ok(&ran, "server_spawn");
-    for who in ["server_spawn", "server_spawn client"] {
-        assert!(
-            ran.stdout
-                .lines()
-                .any(|l| l.starts_with(&format!("{who}: ")) && l.ends_with("checks passed")),
-            "{who} did not pass\n--- stdout\n{}\n--- stderr\n{}",
-            ran.stdout,
-            ran.stderr
-        );
-    }
 }
 
 #[test]
@@ -845,98 +623,4 @@ fn two_servers_exchange_blobs_and_serve_direct_modex() {
         "valgrind reported:\n{}",
         ran.stderr
     );
-}
-
-#[test]
-fn clients_connect_and_disconnect_with_the_4_2_signatures_under_pmixrun() {
-    let Some((dir, lib, cmd)) = client_program("client_connect") else {
-        return;
-    };
-    let ran = run_job(
-        &dir,
-        &lib,
-        4,
-        &cmd,
-        "client_connect",
-        Duration::from_secs(120),
-    );
-    expect_ok(&ran, "client_connect under pmixrun -n 4");
-    expect_all_passed(&ran, "client_connect", 4);
-}
-
-#[test]
-fn clients_construct_and_destruct_groups_with_the_4_2_signatures_under_pmixrun() {
-    let Some((dir, lib, cmd)) = client_program("client_group") else {
-        return;
-    };
-    let ran = run_job(
-        &dir,
-        &lib,
-        4,
-        &cmd,
-        "client_group",
-        Duration::from_secs(120),
-    );
-    expect_ok(&ran, "client_group under pmixrun -n 4");
-    expect_all_passed(&ran, "client_group", 4);
-    // one context id, the same at every member
-    let mut cids: Vec<&str> = ran
-        .stdout
-        .lines()
-        .filter_map(|l| l.split(": cid ").nth(1))
-        .collect();
-    assert_eq!(cids.len(), 4, "{}", ran.stdout);
-    cids.dedup();
-    assert_eq!(cids.len(), 1, "{}", ran.stdout);
-}
-
-/// A foreign host with a `group` slot: the server asks it for the context
-/// id of a construct with `PMIX_GROUP_ASSIGN_CONTEXT_ID` (once per
-/// construct, not per member), and the members get the host's id.
-#[test]
-fn server_host_group_slot_assigns_the_context_id() {
-    let Some(mut cflags) = pmix_cflags() else {
-        skip("pmix.h (package libpmix-dev)");
-        return;
-    };
-    cflags.push("-pthread".into());
-    let dir = workdir("server_host_group");
-    let lib = our_lib(&dir);
-    let client = compile(
-        &source("client_group.c"),
-        &dir,
-        "client_group",
-        &cflags,
-        Some(&lib),
-    );
-    let host = compile(
-        &source("server_host.c"),
-        &dir,
-        "server_host",
-        &cflags,
-        Some(&lib),
-    );
-    let mut cmd = with_lib(&host, &lib);
-    cmd.arg(&client);
-    let ran = run(cmd, &dir, "server_host_group", Duration::from_secs(120));
-    expect_ok(&ran, "server_host with client_group");
-    let out = &ran.stdout;
-    assert!(
-        out.lines().any(|l| l == "server_host: group calls 1"),
-        "{out}\n{}",
-        ran.stderr
-    );
-    for r in 0..2 {
-        assert!(
-            out.lines().any(|l| l == format!("rank {r}: cid 9000")),
-            "{out}"
-        );
-        let line = format!("rank {r}: client_group: ");
-        assert!(
-            out.lines()
-                .any(|l| l.starts_with(&line) && l.ends_with("checks passed")),
-            "rank {r} did not pass\n--- stdout\n{out}\n--- stderr\n{}",
-            ran.stderr
-        );
-    }
 }

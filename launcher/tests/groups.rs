@@ -1,6 +1,6 @@
 //! PMIx Groups (construct / destruct, context ids, qualified gets, a
 //! member's death) across real processes: `pmixrun` jobs and in-test
-//! servers running `examples/groupclient.rs`.
+//! servers running `examples/groupclient/`.
 
 use std::process::{Command, Output};
 use std::sync::Arc;

@@ -4,6 +4,8 @@
 //! `LD_LIBRARY_PATH`, and running a command with a deadline.
 
 #![allow(dead_code)] // each test file uses its own subset
+
+pub mod cprog;
 use std::env;
 use std::fs;
 use std::os::unix::process::ExitStatusExt;

@@ -18,4 +18,5 @@ pub(crate) mod log;
 pub(crate) mod psets;
 pub(crate) mod pubsub;
 pub(crate) mod query;
+pub(crate) mod refusal;
 pub(crate) mod spawn;

@@ -42,6 +42,7 @@ use crate::directives;
 use crate::host::ConnectOutcome;
 use crate::inner::Inner;
 use crate::link::ReplyTo;
+use crate::ops::refusal;
 use crate::registry::Registry;
 use crate::timer::Timer;
 
@@ -168,62 +169,15 @@ pub(crate) fn connect(inner: &Arc<Inner>, to: ReplyTo, procs: Vec<Proc>, info: V
     }
 }
 
-pub(super) fn refusal_error(inner: &Inner, why: &Refusal, me: &Proc) -> Error {
-    match why {
-        Refusal::Late => Error::with_context(
-            Status::ERR_TIMEOUT,
-            "that connect already timed out: another participant's PMIX_TIMEOUT ended it \
-             before this process arrived",
-        ),
-        Refusal::NotParticipant => Error::with_context(
-            Status::ERR_NOT_A_MEMBER,
-            format!("{me:?} is not a participant of this operation"),
-        ),
-        Refusal::Twice => Error::bad_param(format!(
-            "{me:?} is already in this operation (same participants and PMIX_CONNECT_ID); \
-             give concurrent calls different PMIX_CONNECT_IDs"
-        )),
-        Refusal::Departed(gone) => gone_error(inner, gone),
-        Refusal::TooMany(n) => Error::with_context(
-            Status::ERR_OUT_OF_RESOURCE,
-            format!(
-                "{me:?} already takes part in {n} pending collectives, the server's limit per \
-                 client; wait for some to complete"
-            ),
-        ),
-    }
-}
+/// How connect names itself in its errors.
+const WORDING: refusal::Wording = refusal::Wording {
+    op: "connect",
+    who: "participant",
+    twice_hint: "give concurrent calls (same participants) different PMIX_CONNECT_IDs",
+};
 
-/// A participant left before the operation completed: it died (its
-/// connection closed without `PMIx_Finalize`: `PMIX_ERR_LOST_CONNECTION`,
-/// as a fence says it) or it finalized without taking part
-/// (`PMIX_ERR_PROC_TERM_WO_SYNC`).
-fn gone_error(inner: &Inner, gone: &Proc) -> Error {
-    let finalized = inner
-        .state
-        .lock()
-        .registry
-        .clients
-        .get(gone)
-        .is_some_and(|c| c.finalized && !c.dead);
-    let (status, how) = if finalized {
-        (
-            Status::ERR_PROC_TERM_WO_SYNC,
-            "called PMIx_Finalize without taking part",
-        )
-    } else {
-        (
-            Status::ERR_LOST_CONNECTION,
-            "died: its connection to the server closed without PMIx_Finalize",
-        )
-    };
-    Error::with_context(
-        status,
-        format!(
-            "connect failed: participant rank {} of namespace {} {how}",
-            gone.rank.0, gone.nspace
-        ),
-    )
+pub(super) fn refusal_error(inner: &Inner, why: &Refusal, me: &Proc) -> Error {
+    refusal::refusal_error(inner, why, me, &WORDING)
 }
 
 /// Has the timer expire `due` at its time.
@@ -262,7 +216,10 @@ pub(crate) fn settle(inner: &Arc<Inner>, ended: Ended<ReplyTo>) {
                  operation is over for every participant",
             )),
         ),
-        Ended::Aborted(ep, gone) => finish(&ep, &Reply::error(&gone_error(inner, &gone))),
+        Ended::Aborted(ep, gone) => finish(
+            &ep,
+            &Reply::error(&refusal::gone_error(inner, &gone, &WORDING)),
+        ),
         Ended::Complete(ep) => complete(inner, ep),
     }
 }

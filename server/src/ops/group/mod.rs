@@ -61,6 +61,7 @@ use crate::directives;
 use crate::inner::Inner;
 use crate::link::ReplyTo;
 use crate::ops::connect::opening;
+use crate::ops::refusal;
 use crate::timer::Timer;
 
 use tracker::{GroupView, LiveGroup, Part, Pending};
@@ -206,60 +207,20 @@ pub(crate) fn construct(
     }
 }
 
+/// How group operations name themselves in their errors.
+const WORDING: refusal::Wording = refusal::Wording {
+    op: "group operation",
+    who: "member",
+    twice_hint: "concurrent constructs need distinct ids",
+};
+
 fn refusal_error(inner: &Inner, why: &Refusal, me: &Proc) -> Error {
-    match why {
-        Refusal::Late => Error::with_context(
-            Status::ERR_TIMEOUT,
-            "that group operation already timed out: another member's PMIX_TIMEOUT ended it \
-             before this process arrived",
-        ),
-        Refusal::NotParticipant => Error::with_context(
-            Status::ERR_NOT_A_MEMBER,
-            format!("{me:?} is not a member of this group operation"),
-        ),
-        Refusal::Twice => Error::bad_param(format!(
-            "{me:?} is already in this group operation; concurrent constructs need distinct ids"
-        )),
-        Refusal::Departed(gone) => gone_error(inner, gone),
-        Refusal::TooMany(n) => Error::with_context(
-            Status::ERR_OUT_OF_RESOURCE,
-            format!(
-                "{me:?} already takes part in {n} pending collectives, the server's limit per \
-                 client; wait for some to complete"
-            ),
-        ),
-    }
+    refusal::refusal_error(inner, why, me, &WORDING)
 }
 
-/// A member left before the operation completed: it died
-/// (`PMIX_ERR_LOST_CONNECTION`, as a fence says it) or it finalized
-/// without taking part (`PMIX_ERR_PROC_TERM_WO_SYNC`).
+/// A member left before the operation completed (`ops/refusal.rs`).
 fn gone_error(inner: &Inner, gone: &Proc) -> Error {
-    let finalized = inner
-        .state
-        .lock()
-        .registry
-        .clients
-        .get(gone)
-        .is_some_and(|c| c.finalized && !c.dead);
-    let (status, how) = if finalized {
-        (
-            Status::ERR_PROC_TERM_WO_SYNC,
-            "called PMIx_Finalize without taking part",
-        )
-    } else {
-        (
-            Status::ERR_LOST_CONNECTION,
-            "died: its connection to the server closed without PMIx_Finalize",
-        )
-    };
-    Error::with_context(
-        status,
-        format!(
-            "group operation failed: member rank {} of namespace {} {how}",
-            gone.rank.0, gone.nspace
-        ),
-    )
+    refusal::gone_error(inner, gone, &WORDING)
 }
 
 /// Has the timer expire `due` at its time.
