@@ -28,9 +28,6 @@ fn pmixrun() -> PathBuf {
 }
 
 #[test]
-#[ignore = "an open defect: in about 1 run of 6 the first event of the second phase is lost (both \
-            progress threads idle, the peer never counts it); see docs/BENCHMARKS.md, \
-            'Issue 18 optimisation'. Run with --ignored while it is fixed"]
 fn peer_events_allocate_nothing_in_the_steady_state() {
     let mut child = Command::new(pmixrun())
         .args(["-n", "2", env!("CARGO_BIN_EXE_alloc-probe"), "2000", "3000"])

@@ -82,11 +82,14 @@ fn run() -> Result<(), String> {
             Info::new(attrs::EVENT_CUSTOM_RANGE, Value::Proc(peer)),
         ),
     ];
-    for (name, range, info) in ranges {
+    for (phase, (name, range, info)) in (0u64..).zip(ranges) {
         let info = [info.map_err(|e| format!("info: {e}"))?];
         c.fence(&[], &[]).map_err(|e| format!("fence: {e}"))?;
-        // ORDERING: Acquire — as in `wait`.
-        let base = got.load(Ordering::Acquire);
+        // Each phase brings exactly `warm + iters` events from the peer, so
+        // the count at its start is known. (Reading the counter here raced:
+        // the peer, out of the fence first, could already have sent the
+        // phase's first event, and this rank then waited for one too many.)
+        let base = phase * (warm + iters);
         let mut start = allocations();
         for i in 0..warm + iters {
             if rank == 0 {
