@@ -123,3 +123,30 @@ fn update_and_store_are_serialised() {
         );
     });
 }
+
+/// A reader that keeps its snapshot and refreshes it (`refresh`, the event
+/// progress thread's use) while a writer stores twice: the kept value is
+/// alive after every refresh, ids never go backwards, and after the
+/// writer is joined a refresh gives the last value.
+#[test]
+fn a_kept_snapshot_refreshes_to_the_current_value() {
+    loom::model(|| {
+        let cell = Arc::new(SnapshotCell::new(Val::new(0)));
+        let c2 = cell.clone();
+        let writer = thread::spawn(move || {
+            c2.store(Val::new(1));
+            c2.store(Val::new(2));
+        });
+        let mut kept = cell.load();
+        let mut last = kept.check();
+        for _ in 0..2 {
+            cell.refresh(&mut kept);
+            let now = kept.check();
+            assert!(last <= now, "went backwards: {last} then {now}");
+            last = now;
+        }
+        writer.join().unwrap();
+        cell.refresh(&mut kept);
+        assert_eq!(kept.check(), 2, "a refresh after the store missed it");
+    });
+}

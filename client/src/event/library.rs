@@ -81,10 +81,10 @@ impl Events {
         }))
     }
 
-    /// Hands `msg` to every library consumer (progress thread only).
-    pub(crate) fn to_library(&self, msg: &EventMsg) {
-        let consumers = self.library.load();
-        for (_, f) in consumers.iter() {
+    /// Hands `msg` to every library consumer of the snapshot `consumers`
+    /// (progress thread only; it keeps the snapshot, refreshed per event).
+    pub(crate) fn to_library(consumers: &Consumers, msg: &EventMsg) {
+        for (_, f) in consumers {
             // A panicking consumer must not take the progress thread down.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(msg)));
         }

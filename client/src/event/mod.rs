@@ -50,7 +50,7 @@ mod tests;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, OnceLock};
-use std::thread::{JoinHandle, ThreadId};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -194,6 +194,12 @@ pub(crate) enum Command {
     Local(Box<EventMsg>, Option<OutcomeFn>),
 }
 
+thread_local! {
+    /// On a progress thread: the address of the `Events` it serves (0
+    /// elsewhere), so `on_progress_thread` costs no `thread::current()`.
+    pub(crate) static PROGRESS_OF: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Events kept for replay to handlers registered later.
 pub(crate) const LOCAL_CACHE: usize = 512;
 /// Event ids remembered to drop a second copy.
@@ -230,7 +236,6 @@ pub(crate) struct Events {
     pub(crate) seq: AtomicU64,
     pub(crate) origin: u64,
     pub(crate) thread: Mutex<Option<JoinHandle<()>>>,
-    pub(crate) thread_id: OnceLock<ThreadId>,
     /// How long the progress thread spins before it sleeps.
     pub(crate) spin: Duration,
     /// Sends the interest set to the server (set by the client).
@@ -260,6 +265,11 @@ pub(crate) struct Local {
     pub(crate) seen_order: VecDeque<EventId>,
     pub(crate) runs: HashMap<u64, progress::Run>,
     pub(crate) next_run: u64,
+    /// The handler chain and the library consumers as last seen, kept
+    /// across events while work flows (`SnapshotCell::refresh`: one load
+    /// per event when nothing changed) and let go before the thread
+    /// sleeps, so a deregistered handler is not kept alive by them.
+    pub(crate) snapshots: Option<progress::Snapshots>,
     /// What the steady-state path reuses instead of allocating (issue 18).
     pub(crate) pools: progress::Pools,
 }
@@ -299,7 +309,6 @@ impl Events {
             stop: AtomicBool::new(false),
             seq: AtomicU64::new(1),
             thread: Mutex::new(None),
-            thread_id: OnceLock::new(),
             spin,
             interest: Mutex::new(None),
             library: SnapshotCell::new(Arc::new(Vec::new())),
@@ -310,14 +319,14 @@ impl Events {
             .name("pmix-progress".into())
             .spawn(move || progress::run(theirs, consumer, local_consumer))
             .map_err(|e| Error::with_context(Status::ERR_INIT, format!("progress thread: {e}")))?;
-        let _ = ev.thread_id.set(h.thread().id());
         *ev.thread.lock() = Some(h);
         Ok(ev)
     }
 
     /// Whether the caller runs on the progress thread.
     pub(crate) fn on_progress_thread(&self) -> bool {
-        self.thread_id.get() == Some(&std::thread::current().id())
+        let me = self as *const Events as usize;
+        PROGRESS_OF.with(|p| p.get() == me)
     }
 
     /// A fresh event id of this process.

@@ -168,16 +168,9 @@ fn push_error(what: &str, e: impl std::fmt::Display) -> Error {
 
 /// Pushes one record: at once if there is room, else waiting for room up
 /// to [`PUSH_TIMEOUT`] — except on the progress thread, which must not
-/// wait for a ring it may itself have to drain.
-fn push(ring: &Ring, bytes: &[u8], may_wait: bool) -> Result<()> {
-    push_quiet(ring, bytes, may_wait)?;
-    ring.wake_consumer();
-    Ok(())
-}
-
-/// As [`push`], but the caller owes the consumer its wake-up (a
-/// [`WakeBatch`] for a fan-out); only a push that had to wait for room
-/// has woken the consumer itself.
+/// wait for a ring it may itself have to drain. The caller owes the
+/// consumer its wake-up (a [`WakeBatch`] for a fan-out); only a push that
+/// had to wait for room has woken the consumer itself.
 fn push_quiet(ring: &Ring, bytes: &[u8], may_wait: bool) -> Result<()> {
     match ring.try_push_quiet(RECORD_EVENT, bytes) {
         Ok(()) => Ok(()),
@@ -214,7 +207,9 @@ impl Events {
             return Ok(());
         }
         let may_wait = !self.on_progress_thread();
-        with_encoded(ev, |bytes| push(&self.local, bytes, may_wait))?;
+        // the progress thread sleeps on the inbound ring's doorbell (or the
+        // wake group), never on the local queue's: one wake check suffices
+        with_encoded(ev, |bytes| push_quiet(&self.local, bytes, may_wait))?;
         self.inbound.wake_consumer();
         Ok(())
     }

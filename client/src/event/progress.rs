@@ -6,21 +6,28 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pmix_core::event::{accepts, ChainRun, EventMsg, HandlerId, Origin, RECORD_EVENT};
+use pmix_core::event::{accepts, Chain, ChainRun, EventMsg, HandlerId, Origin, RECORD_EVENT};
 use pmix_core::{attrs, DataRange, Info, Key, Status};
 use pmix_shm::ring::Consumer;
 use pmix_shm::sync::Ordering;
 
+use super::library::Consumers;
 use super::pools::Entries;
 pub(crate) use super::pools::Pools;
 use super::{
-    Command, Done, Event, EventCompletion, Events, Local, OutcomeFn, LOCAL_CACHE, SEEN_IDS,
+    Command, Done, Event, EventCompletion, Events, Handler, Local, OutcomeFn, LOCAL_CACHE, SEEN_IDS,
 };
 
 /// Records taken from one source per round (keeps the sources fair).
 const BATCH: usize = 256;
 /// Longest sleep: the ring's recovery of dead producers runs on drains.
 const MAX_SLEEP: Duration = Duration::from_millis(10);
+
+/// The snapshots dispatch reads, kept across events (`Local::snapshots`).
+pub(crate) struct Snapshots {
+    chain: Arc<Chain<Arc<Handler>>>,
+    library: Arc<Consumers>,
+}
 
 /// One event travelling its chain.
 pub(crate) struct Run {
@@ -41,6 +48,7 @@ impl Local {
             seen_order: VecDeque::new(),
             runs: HashMap::new(),
             next_run: 0,
+            snapshots: None,
             pools: Pools::new(),
         }
     }
@@ -62,6 +70,7 @@ impl Local {
 
 /// The thread's body.
 pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
+    super::PROGRESS_OF.with(|p| p.set(Arc::as_ptr(&ev) as usize));
     let mut st = Local::new();
     // Decoded inside the drain (no copy of the record), dispatched after
     // it: a handler may notify, i.e. push into the ring being drained.
@@ -100,6 +109,8 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
         if work > 0 {
             continue;
         }
+        // about to wait: keep no handler alive that was deregistered
+        st.snapshots = None;
         let (loc, inb) = (&local, &inbound);
         ev.inbound.consumer_wait_until(
             ev.wake_bits,
@@ -150,12 +161,14 @@ fn decode(
 fn record(
     ev: &Arc<Events>,
     st: &mut Local,
-    _source: Origin,
+    source: Origin,
     decoded: std::result::Result<Arc<EventMsg>, String>,
 ) {
     match decoded {
+        // the in-process queue holds each of this process's events once:
+        // only copies from rings and the server need the duplicate check
         Ok(msg) => {
-            if st.first_sight(&msg) {
+            if source == Origin::ThisProcess || st.first_sight(&msg) {
                 dispatch(ev, st, msg, None);
             } else {
                 st.pools.give_msg(msg);
@@ -219,8 +232,19 @@ pub(crate) fn dispatch(
     msg: Arc<EventMsg>,
     outcome: Option<OutcomeFn>,
 ) {
+    let snaps = match st.snapshots.take() {
+        Some(mut s) => {
+            ev.chain.refresh(&mut s.chain);
+            ev.library.refresh(&mut s.library);
+            s
+        }
+        None => Snapshots {
+            chain: ev.chain.load(),
+            library: ev.library.load(),
+        },
+    };
     // The library first: the user's chain may end early (ACTION_COMPLETE).
-    ev.to_library(&msg);
+    Events::to_library(&snaps.library, &msg);
     let outcome = outcome.or_else(|| ev.decision_outcome(&msg));
     if !msg.do_not_cache() {
         if st.cache.len() >= LOCAL_CACHE {
@@ -230,15 +254,16 @@ pub(crate) fn dispatch(
         }
         st.cache.push_back(Arc::clone(&msg));
     }
-    let chain = ev.chain.load();
     let mut entries = st.pools.entries();
     let view = msg.view();
     entries.extend(
-        chain
+        snaps
+            .chain
             .iter()
             .filter(|e| accepts(&e.spec, &ev.me, &view))
             .map(|e| (e.id, Arc::clone(&e.handler))),
     );
+    st.snapshots = Some(snaps);
     let run = Run {
         ev: msg,
         entries,

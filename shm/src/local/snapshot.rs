@@ -139,6 +139,23 @@ impl<T> SnapshotCell<T> {
         }
     }
 
+    /// Makes `cached` the current value: a single `Acquire` load when it
+    /// already is, a [`load`](Self::load) otherwise. For a reader that
+    /// keeps a snapshot across many reads (the event progress thread).
+    ///
+    /// Pointer equality is proof: `cached` holds a strong reference, so
+    /// its allocation cannot be freed and its address cannot be taken by a
+    /// newer value while the caller has it (no ABA).
+    pub fn refresh(&self, cached: &mut Arc<T>) {
+        // ORDERING: Acquire — pairs with the Release of the swap that
+        // installed the current value; when it is `cached`, the contents
+        // were already visible through the load that gave us `cached`, and
+        // when it is not, `load` re-reads it with its own protocol.
+        if self.current.load(Ordering::Acquire).cast_const() != Arc::as_ptr(cached) {
+            *cached = self.load();
+        }
+    }
+
     /// Claims a free hazard slot for `p`.
     fn announce(&self, p: *mut T) -> Option<&AtomicPtr<T>> {
         self.hazards.iter().find(|slot| {
