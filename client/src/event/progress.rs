@@ -44,8 +44,10 @@ impl Local {
     fn new() -> Local {
         Local {
             cache: VecDeque::new(),
-            seen: HashSet::new(),
-            seen_order: VecDeque::new(),
+            // sized so that the steady state (SEEN_IDS live ids, inserts and
+            // removals leaving tombstones) rehashes in place, never grows
+            seen: HashSet::with_capacity(4 * SEEN_IDS),
+            seen_order: VecDeque::with_capacity(SEEN_IDS + 1),
             runs: HashMap::new(),
             next_run: 0,
             snapshots: None,
@@ -74,7 +76,7 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
     let mut st = Local::new();
     // Decoded inside the drain (no copy of the record), dispatched after
     // it: a handler may notify, i.e. push into the ring being drained.
-    let mut batch: Vec<std::result::Result<Arc<EventMsg>, String>> = Vec::new();
+    let mut batch: Vec<std::result::Result<Arc<EventMsg>, String>> = Vec::with_capacity(BATCH);
     loop {
         // ORDERING: Acquire — pairs with the Release store in `shutdown`.
         if ev.stop.load(Ordering::Acquire) {
