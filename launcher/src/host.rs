@@ -195,7 +195,7 @@ pub(crate) struct LauncherHost {
     /// The next PMIx group context id (`PMIX_GROUP_ASSIGN_CONTEXT_ID`):
     /// one job, one node, so a counter is unique in the allocation.
     next_context_id: Mutex<u64>,
-    /// Tools attached so far (each gets `pmixrun-<pid>-tool-<n>`).
+    /// Tools attached so far (each gets `run-<pid>-tool-<n>`).
     tools: Mutex<u32>,
     /// When `--timeout` ends the job, if it was given.
     deadline: OnceLock<Instant>,
@@ -265,7 +265,7 @@ impl Host for LauncherHost {
     }
 
     /// A tool gets the identity it asked for, else
-    /// `pmixrun-<pid>-tool-<n>` rank 0 (n counts pmixrun's tools).
+    /// `run-<pid>-tool-<n>` rank 0 (n counts pmixrun's tools).
     fn tool_connected(&self, info: &[Info], done: Completion<Proc>) {
         if info.iter().any(|i| i.is(pmix_core::attrs::TOOL_NSPACE)) {
             return done(pmix_server::host::default_tool_identity(info));
@@ -275,7 +275,7 @@ impl Host for LauncherHost {
             *g += 1;
             *g - 1
         };
-        let minted = Nspace::new(format!("pmixrun-{}-tool-{n}", std::process::id()))
+        let minted = Nspace::new(format!("run-{}-tool-{n}", std::process::id()))
             .map(|ns| Proc::from_parts(ns, pmix_core::Rank(0)));
         done(minted);
     }

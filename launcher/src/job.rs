@@ -416,8 +416,8 @@ impl Setup {
     fn new(np: u32, spawn_slots: u32, verbose: bool, extra: Vec<Info>) -> Result<Setup, String> {
         let pid = std::process::id();
         let ns = |s: String| Nspace::new(&s).map_err(|e| format!("bad namespace {s:?}: {e}"));
-        let server_ns = ns(format!("pmixrun-{pid}"))?;
-        let nspace = ns(format!("pmixrun-{pid}-job"))?;
+        let server_ns = ns(format!("run-{pid}"))?;
+        let nspace = ns(format!("run-{pid}-job"))?;
         // Removed again on every early return (drop).
         let dirs = SessionDir::create(&std::env::temp_dir(), &nspace)?;
         let events = Arc::new(Events::new());
@@ -540,7 +540,7 @@ fn define_psets(setup: &Setup, opts: &Options) -> Result<(), String> {
 pub fn run(opts: &Options) -> i32 {
     let mut extra = Vec::new();
     if let Some(ranks) = &opts.stop_in_init {
-        let ns = format!("pmixrun-{}-job", std::process::id());
+        let ns = format!("run-{}-job", std::process::id());
         match Nspace::new(&ns).and_then(|ns| debugger::stop_in_init_info(&ns, ranks)) {
             Ok(i) => extra.push(i),
             Err(e) => {

@@ -11,7 +11,7 @@
 //!
 //! # Flow
 //!
-//! 1. **Server.** A [`pmix_server::Server`] of namespace `pmixrun-<pid>`
+//! 1. **Server.** A [`pmix_server::Server`] of namespace `run-<pid>`
 //!    with `max_clients = N + spawn slots`, its socket directory (`pmixrs.<pid>.<n>`, mode
 //!    0700) under [`std::env::temp_dir`], its log (refused or dropped connections) on
 //!    stderr only with `-v`. Its host records, for each rank, whether the
@@ -23,7 +23,7 @@
 //!    are registered as `PMIX_TMPDIR` and `PMIX_NSDIR` with
 //!    `PMIX_TDIR_RMCLEAN` true — never the system temp dir itself, which
 //!    Open MPI, launched directly, removes recursively at finalize. Every
-//!    rank of the job namespace `pmixrun-<pid>-job` is registered with
+//!    rank of the job namespace `run-<pid>-job` is registered with
 //!    pmixrun's own uid/gid, then the namespace with the job data of
 //!    [`pmix_server::SingleNodeJob`] (the C API's order).
 //! 3. **Spawn.** N children of `program args…`, each with pmixrun's
@@ -51,7 +51,7 @@
 //!    `PMIx_Spawn` reaches the host, which queues it for the supervisor:
 //!    it checks the apps (a positive `maxprocs`, no more processes than
 //!    `--spawn-slots` has free, an existing working directory), registers
-//!    the namespace `pmixrun-<pid>-jobK` (K = 2, 3, …; job data as the
+//!    the namespace `run-<pid>-jobK` (K = 2, 3, …; job data as the
 //!    first job's plus `PMIX_PARENT_ID` = the requestor and `PMIX_SPAWNED`)
 //!    with a directory of its own, and starts its processes as in step 3,
 //!    in a process group of their own the watchdog is told, with the

@@ -133,7 +133,7 @@ mod tests {
     fn fresh_private_directories_removed_at_the_end() {
         let parent = scratch("fresh");
         fs::write(parent.join("canary"), b"x").unwrap();
-        let ns = Nspace::new("pmixrun-1-job").unwrap();
+        let ns = Nspace::new("run-1-job").unwrap();
         let s = SessionDir::create(&parent, &ns).unwrap();
         let session = s.path().to_owned();
         let name = session.file_name().unwrap().to_str().unwrap().to_owned();
@@ -142,7 +142,7 @@ mod tests {
         assert!(name.starts_with(&want), "{name}");
         assert_eq!(session.parent(), Some(parent.as_path()));
         assert_eq!(s.tmpdir(), session.to_str().unwrap());
-        assert_eq!(Path::new(s.nsdir()), session.join("pmixrun-1-job"));
+        assert_eq!(Path::new(s.nsdir()), session.join("run-1-job"));
         for d in [s.tmpdir(), s.nsdir()] {
             let m = fs::symlink_metadata(d).unwrap();
             assert!(m.is_dir());

@@ -224,7 +224,7 @@ fn pmix_environment() {
     let lines = sorted_lines(&stdout(&o));
     assert_eq!(lines.len(), 4);
     let ns = lines[0].split(' ').nth(3).unwrap().to_owned();
-    assert!(ns.starts_with("pmixrun-") && ns.ends_with("-job"), "{ns}");
+    assert!(ns.starts_with("run-") && ns.ends_with("-job"), "{ns}");
     for (r, l) in lines.iter().enumerate() {
         assert_eq!(*l, format!("{r} {r} 4 {ns}"));
     }

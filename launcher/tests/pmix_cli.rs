@@ -49,7 +49,7 @@ fn pmix_ps_query_events_and_notify_against_pmixrun() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_str().unwrap();
     let (j, pid) = job(tmp.path(), 2);
-    let ns = format!("pmixrun-{pid}-job");
+    let ns = format!("run-{pid}-job");
     let pid_s = pid.to_string();
 
     // ps: both ranks, once each has connected (their pids are known then).

@@ -92,13 +92,13 @@ fn a_tool_finds_two_jobs_by_pid_and_namespace_and_its_event_reaches_each_job() {
     let ta = attach_by_pid(tmp.path(), pid_a);
     assert_eq!(
         ta.proc().nspace.as_str(),
-        format!("pmixrun-{pid_a}-tool-0"),
+        format!("run-{pid_a}-tool-0"),
         "pmixrun mints the tool's identity"
     );
     assert_eq!(ta.server().unwrap().rendezvous.pid, pid_a);
     // By namespace: the server's own namespace names job b's server.
     let tb = Tool::init(&[
-        info(attrs::SERVER_NSPACE, format!("pmixrun-{pid_b}")),
+        info(attrs::SERVER_NSPACE, format!("run-{pid_b}")),
         info(attrs::SERVER_TMPDIR, tmp.path().to_str().unwrap()),
         info(attrs::TOOL_NSPACE, "mytool"),
         info(attrs::TOOL_RANK, 7u32),
@@ -521,7 +521,7 @@ fn pmixrun_connects_back_to_the_tool_that_started_it_and_takes_its_launch_direct
         .find(|i| i.is(attrs::NSPACE))
         .map(|i| format!("{:?}", i.value))
         .expect("PMIX_NSPACE with PMIX_LAUNCH_COMPLETE");
-    assert!(ns.contains(&format!("pmixrun-{pid}-job")), "{ns}");
+    assert!(ns.contains(&format!("run-{pid}-job")), "{ns}");
     let o = wait_all(vec![job], Duration::from_secs(60)).remove(0);
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
@@ -557,7 +557,7 @@ fn a_tool_co_launches_debugger_daemons_placed_per_proc_and_per_node() {
     };
     let t = attach_by_pid(tmp.path(), pid);
     let c = t.client().unwrap();
-    let target_ns = format!("pmixrun-{pid}-job");
+    let target_ns = format!("run-{pid}-job");
     let target = pmix_core::Proc::new(&target_ns, pmix_core::Rank::WILDCARD).unwrap();
     let app = pmix_core::App {
         cmd: example("dbgdaemon").to_string_lossy().into_owned(),

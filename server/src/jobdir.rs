@@ -514,7 +514,7 @@ mod tests {
     #[test]
     fn dir_names() {
         let n = |s: &str| dir_name(&Nspace::new(s).unwrap());
-        assert_eq!(n("pmixrun-12-job"), "pmixrun-12-job");
+        assert_eq!(n("run-12-job"), "run-12-job");
         assert_eq!(n("1070071809"), "1070071809");
         assert_eq!(n(".."), "_..");
         assert_eq!(n("a b/c"), "a_b_c");

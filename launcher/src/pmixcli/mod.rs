@@ -33,10 +33,10 @@ Examples:
   pmix ps                              every job of every server of yours on this node
   pmix --pid 4242 ps                   the jobs of the pmixrun (or mpirun) of pid 4242
   pmix query pmix.qry.ns               the namespaces one server knows
-  pmix query pmix.qry.ptable --qualifier pmix.nspace=pmixrun-4242-job
+  pmix query pmix.qry.ptable --qualifier pmix.nspace=run-4242-job
   pmix events --code -3100 --count 1   wait for one event -3100 and print it
   pmix notify -3100 --range session    raise event -3100 for every process
-  pmix notify -3100 --range custom --target pmixrun-4242-job
+  pmix notify -3100 --range custom --target run-4242-job
   pmix info                            version, capabilities, paths
 
 Which server: --uri, else --pid, else --nspace, else --system, else the only
