@@ -103,7 +103,14 @@ fn constructed(inner: &Inner, id: &str, r: Reply) -> Result<GroupConstructed> {
         context_id,
         members,
     } = decode_outcome(&v)?;
-    let mut results = vec![Info::new(attrs::GROUP_ID, id)?];
+    // The context id first: OpenPMIx returns it as the only result, and
+    // programs written against it read `results[0]` (its group_lcl_cid
+    // example does).
+    let mut results = Vec::with_capacity(4);
+    if let Some(c) = context_id {
+        results.push(Info::new(attrs::GROUP_CONTEXT_ID, Value::Size(c))?);
+    }
+    results.push(Info::new(attrs::GROUP_ID, id)?);
     if let Some(rank) = members.iter().position(|p| p == &inner.me) {
         let rank = u32::try_from(rank).unwrap_or(u32::MAX);
         results.push(Info::new(attrs::RANK, Value::Rank(pmix_core::Rank(rank)))?);
@@ -112,9 +119,6 @@ fn constructed(inner: &Inner, id: &str, r: Reply) -> Result<GroupConstructed> {
         attrs::GROUP_MEMBERSHIP,
         Value::DataArray(Box::new(DataArray::from_procs(members))),
     )?);
-    if let Some(c) = context_id {
-        results.push(Info::new(attrs::GROUP_CONTEXT_ID, Value::Size(c))?);
-    }
     Ok(GroupConstructed {
         status: if partial {
             Status::ERR_PARTIAL_SUCCESS

@@ -43,7 +43,7 @@ pub use group_ops::GroupConstructed;
 pub use log::log_to_stdio;
 pub use lost::{LostServer, ON_LOST_SERVER_ENV};
 pub use pmix_core::event::{HandlerId, Outcome, Termination};
-pub use query::QueryAnswer;
+pub use query::{query_without_server, QueryAnswer, STD_ABI_VERSIONS};
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

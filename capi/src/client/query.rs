@@ -8,7 +8,9 @@
 //! without its required qualifier, not initialised) are returned by
 //! `PMIx_Query_info_nb` itself without calling the callback, as OpenPMIx
 //! 4.2 does; every later outcome goes to the callback, once, on the
-//! library's callback thread.
+//! library's callback thread. `PMIX_QUERY_STABLE_ABI_VERSION` and
+//! `PMIX_QUERY_PROVISIONAL_ABI_VERSION` alone are answered without a
+//! server, before `PMIx_Init` too.
 
 use std::os::raw::c_void;
 
@@ -51,6 +53,11 @@ unsafe fn start(
 ) -> Result<()> {
     // SAFETY: forwarded caller guarantee.
     let qs = unsafe { queries_in(queries, n) }?;
+    // the ABI levels are the library's own: answered before init too
+    if let Some(answer) = pmix_client::query_without_server(&qs) {
+        done(Ok(answer));
+        return Ok(());
+    }
     role::client()?.query_nb(&qs, done);
     Ok(())
 }

@@ -112,6 +112,34 @@ int main(int argc, char **argv)
     int np = argc > 1 ? atoi(argv[1]) : 1;
     int with_psets = argc > 2 && strcmp(argv[2], "psets") == 0;
     int hosted = argc > 3 && strcmp(argv[3], "hosted") == 0;
+    /* The ABI levels are the library's own: answered before PMIx_Init, as
+     * OpenPMIx 4.2 answers them ("0.0": the Standard defines no ABI yet). */
+    {
+        pmix_info_t *abi = NULL;
+        size_t nabi = 0;
+        pmix_query_t aq[2];
+        PMIX_QUERY_CONSTRUCT(&aq[0]);
+        PMIX_QUERY_CONSTRUCT(&aq[1]);
+        pmix_argv_append_nosize(&aq[0].keys, PMIX_QUERY_STABLE_ABI_VERSION);
+        pmix_argv_append_nosize(&aq[1].keys, PMIX_QUERY_PROVISIONAL_ABI_VERSION);
+        CHECK_RC(PMIx_Query_info(aq, 2, &abi, &nabi), PMIX_SUCCESS);
+        CHECK(nabi == 2);
+        if (nabi == 2) {
+            CHECK(PMIX_CHECK_KEY(&abi[0], PMIX_QUERY_STABLE_ABI_VERSION));
+            CHECK(PMIX_CHECK_KEY(&abi[1], PMIX_QUERY_PROVISIONAL_ABI_VERSION));
+            CHECK(abi[0].value.type == PMIX_STRING && abi[1].value.type == PMIX_STRING);
+            if (abi[0].value.type == PMIX_STRING)
+                CHECK(strcmp(abi[0].value.data.string, "0.0") == 0);
+        }
+        PMIX_INFO_FREE(abi, nabi);
+        /* anything else before init is PMIX_ERR_INIT */
+        pmix_argv_append_nosize(&aq[1].keys, PMIX_QUERY_NAMESPACES);
+        abi = NULL;
+        nabi = 0;
+        CHECK_RC(PMIx_Query_info(aq, 2, &abi, &nabi), PMIX_ERR_INIT);
+        PMIX_QUERY_DESTRUCT(&aq[0]);
+        PMIX_QUERY_DESTRUCT(&aq[1]);
+    }
     CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS);
 
     /* PMIX_QUERY_NAMESPACES: one string, comma-separated, with ours. */

@@ -85,11 +85,40 @@ fn attribute_support(agreed: u64, quals: &[Info]) -> Option<Value> {
     Some(Value::String(names.join(",")))
 }
 
+/// The PMIx Standard ABI levels this library offers, stable and
+/// provisional ("MAJOR.MINOR"): the Standard defines no ABI yet, so
+/// "0.0", as OpenPMIx 4.2 answers.
+pub const STD_ABI_VERSIONS: (&str, &str) = ("0.0", "0.0");
+
+/// The keys the library answers without a server, before init too.
+fn answer_without_server(key: &str) -> Option<Value> {
+    match key {
+        attrs::QUERY_STABLE_ABI_VERSION => Some(Value::String(STD_ABI_VERSIONS.0.into())),
+        attrs::QUERY_PROVISIONAL_ABI_VERSION => Some(Value::String(STD_ABI_VERSIONS.1.into())),
+        _ => None,
+    }
+}
+
+/// `queries` answered without a client, when every key can be
+/// (`PMIX_QUERY_STABLE_ABI_VERSION`, `PMIX_QUERY_PROVISIONAL_ABI_VERSION`:
+/// `PMIx_Query_info` works for them before `PMIx_Init`); `None` when some
+/// key needs a server.
+pub fn query_without_server(queries: &[Query]) -> Option<QueryAnswer> {
+    let mut results = Vec::new();
+    for k in queries.iter().flat_map(|q| &q.keys) {
+        results.push(Info::new(k.as_str(), answer_without_server(k)?).ok()?);
+    }
+    (!results.is_empty()).then_some(QueryAnswer {
+        status: Status::SUCCESS,
+        results,
+    })
+}
+
 /// What the library answers itself for `key`.
 fn answer_locally(agreed: u64, key: &str, quals: &[Info]) -> Option<Value> {
     match key {
         attrs::QUERY_ATTRIBUTE_SUPPORT => attribute_support(agreed, quals),
-        _ => None,
+        _ => answer_without_server(key),
     }
 }
 
