@@ -154,6 +154,35 @@ int main(int argc, char **argv)
     }
     PMIX_INFO_FREE(res, n);
 
+    /* PMIX_QUERY_NAMESPACE_INFO: infos keyed PMIX_QUERY_NAMESPACE_INFO,
+     * each an array of infos with PMIX_NSPACE (and PMIX_CMD_LINE), the
+     * shape OpenPMIx 4.2 tools walk (its tool.c example). */
+    res = NULL;
+    n = 0;
+    CHECK_RC(query1(PMIX_QUERY_NAMESPACE_INFO, NULL, NULL, &res, &n), PMIX_SUCCESS);
+    CHECK(n == 1 && res[0].value.type == PMIX_DATA_ARRAY);
+    if (n == 1 && res[0].value.type == PMIX_DATA_ARRAY) {
+        pmix_data_array_t *outer = res[0].value.data.darray;
+        int found = 0;
+        CHECK(outer != NULL && outer->type == PMIX_INFO && outer->size >= 1);
+        for (size_t j = 0; outer != NULL && outer->type == PMIX_INFO && j < outer->size; j++) {
+            pmix_info_t *e = &((pmix_info_t *)outer->array)[j];
+            CHECK(PMIX_CHECK_KEY(e, PMIX_QUERY_NAMESPACE_INFO));
+            CHECK(e->value.type == PMIX_DATA_ARRAY && e->value.data.darray != NULL);
+            if (e->value.type != PMIX_DATA_ARRAY || e->value.data.darray == NULL)
+                continue;
+            pmix_data_array_t *inner = e->value.data.darray;
+            CHECK(inner->type == PMIX_INFO && inner->size >= 1);
+            pmix_info_t *fields = (pmix_info_t *)inner->array;
+            for (size_t f = 0; inner->type == PMIX_INFO && f < inner->size; f++)
+                if (PMIX_CHECK_KEY(&fields[f], PMIX_NSPACE) && fields[f].value.type == PMIX_STRING
+                    && strcmp(fields[f].value.data.string, me.nspace) == 0)
+                    found = 1;
+        }
+        CHECK(found);
+    }
+    PMIX_INFO_FREE(res, n);
+
     /* After a fence every rank is connected: the table has every pid. */
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
     proc_table(PMIX_QUERY_PROC_TABLE, np);

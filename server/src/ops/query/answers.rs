@@ -130,8 +130,10 @@ pub(crate) fn answer(inner: &Inner, st: &State, key: &str, quals: &[Info]) -> Re
     Ok(Answer::Value(v))
 }
 
-/// Per namespace, an array of infos: `PMIX_NSPACE` and, when registered,
-/// `PMIX_CMD_LINE`.
+/// An array of infos, one per namespace, each keyed
+/// `PMIX_QUERY_NAMESPACE_INFO` and holding an array of infos:
+/// `PMIX_NSPACE` and, when registered, `PMIX_CMD_LINE` (the shape PRRTE
+/// 3.0 gives OpenPMIx 4.2 tools, which walk it as infos of infos).
 fn namespace_info(inner: &Inner, st: &State) -> Value {
     let mut names = st.registry.registered_nspaces();
     names.sort();
@@ -144,12 +146,14 @@ fn namespace_info(inner: &Inner, st: &State) -> Value {
                 entry.push(Info::new(attrs::CMD_LINE, cmd));
             }
             let entry: Vec<Info> = entry.into_iter().filter_map(Result::ok).collect();
-            Value::DataArray(Box::new(DataArray::from_infos(entry)))
+            Info::new(
+                attrs::QUERY_NAMESPACE_INFO,
+                Value::DataArray(Box::new(DataArray::from_infos(entry))),
+            )
         })
+        .filter_map(Result::ok)
         .collect();
-    DataArray::new(DataType::DATA_ARRAY, items)
-        .map(|a| Value::DataArray(Box::new(a)))
-        .unwrap_or(Value::Undef)
+    Value::DataArray(Box::new(DataArray::from_infos(items)))
 }
 
 /// The local processes of `ns` in rank order, as `pmix_proc_info_t`.
