@@ -183,6 +183,23 @@ int main(int argc, char **argv)
     }
     PMIX_INFO_FREE(res, n);
 
+    /* PMIX_JOB_SIZE of a namespace, and the server's PMIX_SERVER_URI, as
+     * PRRTE answers tools (OpenPMIx's tool.c example asks both). */
+    res = NULL;
+    n = 0;
+    CHECK_RC(query1(PMIX_JOB_SIZE, PMIX_NSPACE, me.nspace, &res, &n), PMIX_SUCCESS);
+    CHECK(n == 1 && res[0].value.type == PMIX_UINT32);
+    if (n == 1 && res[0].value.type == PMIX_UINT32)
+        CHECK(res[0].value.data.uint32 == (uint32_t)np);
+    PMIX_INFO_FREE(res, n);
+    res = NULL;
+    n = 0;
+    CHECK_RC(query1(PMIX_SERVER_URI, NULL, NULL, &res, &n), PMIX_SUCCESS);
+    CHECK(n == 1 && res[0].value.type == PMIX_STRING);
+    if (n == 1 && res[0].value.type == PMIX_STRING)
+        CHECK(strstr(res[0].value.data.string, ";unix:") != NULL);
+    PMIX_INFO_FREE(res, n);
+
     /* After a fence every rank is connected: the table has every pid. */
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
     proc_table(PMIX_QUERY_PROC_TABLE, np);

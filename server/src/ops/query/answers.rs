@@ -62,6 +62,23 @@ pub(crate) fn answer(inner: &Inner, st: &State, key: &str, quals: &[Info]) -> Re
             Value::String(names.join(","))
         }
         attrs::QUERY_NAMESPACE_INFO => namespace_info(inner, st),
+        // A job's size (`PMIX_NSPACE` qualifier), as PRRTE answers tools.
+        attrs::JOB_SIZE => {
+            let ns = required_nspace(quals, key)?;
+            match job_value(inner, &Proc::from_parts(ns, pmix_core::Rank::WILDCARD), key) {
+                Some(v) => v,
+                None => return Ok(Answer::Elsewhere),
+            }
+        }
+        // This server's URI; another node's (a `PMIX_HOSTNAME` qualifier
+        // naming it) only the host knows.
+        attrs::SERVER_URI => match qualifier(quals, attrs::HOSTNAME) {
+            Some(h) if h != crate::hostname() => return Ok(Answer::Elsewhere),
+            _ => Value::String(pmix_core::proto::tool::format_uri(
+                &inner.me,
+                &inner.socket_path,
+            )),
+        },
         attrs::QUERY_LOCAL_PROC_TABLE => {
             let ns = required_nspace(quals, key)?;
             if st.registry.sizes(&ns).is_none() {

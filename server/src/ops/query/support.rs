@@ -33,4 +33,6 @@ pub(crate) const SERVER_KEYS: &[&str] = &[
     pmix_core::attrs::QUERY_DEBUG_SUPPORT,
     pmix_core::attrs::QUERY_JOB_STATUS,
     pmix_core::attrs::QUERY_SUPPORTED_KEYS,
+    pmix_core::attrs::JOB_SIZE,
+    pmix_core::attrs::SERVER_URI,
 ];
