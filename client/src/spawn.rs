@@ -25,20 +25,7 @@ fn nspace_of(r: Reply) -> Result<Nspace> {
 /// The request for `apps`, checked as the server will check it (so a bad
 /// request fails without a round trip).
 fn request(job_info: &[Info], apps: &[App]) -> Result<Request> {
-    if apps.is_empty() {
-        return Err(Error::bad_param("spawn: no application given"));
-    }
-    for (i, a) in apps.iter().enumerate() {
-        if a.cmd.is_empty() {
-            return Err(Error::bad_param(format!("spawn: app {i} has no command")));
-        }
-        if a.maxprocs < 1 {
-            return Err(Error::bad_param(format!(
-                "spawn: app {i} ({}) asks for {} processes; at least 1 is needed",
-                a.cmd, a.maxprocs
-            )));
-        }
-    }
+    App::check_spawn(apps)?;
     pmix_core::envar::EnvDirective::collect(job_info)?;
     for a in apps {
         pmix_core::envar::EnvDirective::collect(&a.info)?;

@@ -66,6 +66,34 @@ pub struct App {
     pub info: Vec<Info>,
 }
 
+impl App {
+    /// Checks what a spawn request's apps must be before any host sees
+    /// them: at least one app, each with a command and a `maxprocs` that
+    /// is not negative. A `maxprocs` of 0 leaves the count to the host
+    /// (a mapping directive such as `PMIX_MAPBY` `ppr:1:node`, or a
+    /// debugger-daemon placement); a host that cannot decide refuses it.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_BAD_PARAM` naming the first problem.
+    pub fn check_spawn(apps: &[App]) -> Result<()> {
+        if apps.is_empty() {
+            return Err(Error::bad_param("spawn: no application given"));
+        }
+        for (i, a) in apps.iter().enumerate() {
+            if a.cmd.is_empty() {
+                return Err(Error::bad_param(format!("spawn: app {i} has no command")));
+            }
+            if a.maxprocs < 0 {
+                return Err(Error::bad_param(format!(
+                    "spawn: app {i} ({}) asks for {} processes",
+                    a.cmd, a.maxprocs
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One query (`pmix_query_t`): keys to look up, with qualifiers.
 #[derive(Clone, Debug, PartialEq, Default)]
 #[doc(alias = "pmix_query_t")]

@@ -35,6 +35,43 @@ fn count(job_info: &[Info], key: &str) -> Result<Option<u32>> {
     }
 }
 
+/// The processes the daemons serve: `PMIX_DEBUG_TARGET` as a proc, or as
+/// a namespace string (every rank), or the deprecated `PMIX_DEBUG_JOB`
+/// namespace that OpenPMIx 4.2's debugger example still sends.
+fn target(job_info: &[Info]) -> Result<pmix_core::Proc> {
+    let find = |k: &str| pmix_core::info::find(job_info, k).map(|i| &i.value);
+    let whole = |ns: &str| {
+        Ok(pmix_core::Proc::from_parts(
+            Nspace::new(ns)?,
+            Rank::WILDCARD,
+        ))
+    };
+    match (find(attrs::DEBUG_TARGET), find(attrs::DEBUG_JOB)) {
+        (Some(Value::Proc(p)), _) => Ok(p.clone()),
+        (Some(Value::String(ns)), _) | (None, Some(Value::String(ns))) => whole(ns),
+        (other, job) => Err(Error::bad_param(format!(
+            "spawn: PMIX_DEBUGGER_DAEMONS needs PMIX_DEBUG_TARGET naming a proc or a namespace, \
+             or PMIX_DEBUG_JOB naming a namespace (got {:?})",
+            other.or(job)
+        ))),
+    }
+}
+
+/// `ppr:N:node` in a `PMIX_MAPBY` directive: N per node.
+fn per_node_mapping(job_info: &[Info]) -> Option<u32> {
+    let Some(Value::String(m)) = pmix_core::info::find(job_info, attrs::MAPBY).map(|i| &i.value)
+    else {
+        return None;
+    };
+    let rest = m.to_ascii_lowercase();
+    let n = rest
+        .strip_prefix("ppr:")?
+        .strip_suffix(":node")?
+        .parse::<u32>()
+        .ok()?;
+    (1..=u32::from(u16::MAX)).contains(&n).then_some(n)
+}
+
 /// The placement of a debugger-daemon spawn (`None` for any other
 /// spawn); `jobs` are this pmixrun's jobs and their sizes.
 ///
@@ -52,14 +89,7 @@ pub(crate) fn placement(
     if !daemons {
         return Ok(None);
     }
-    let target = match pmix_core::info::find(job_info, attrs::DEBUG_TARGET).map(|i| &i.value) {
-        Some(Value::Proc(p)) => p.clone(),
-        other => {
-            return Err(Error::bad_param(format!(
-                "spawn: PMIX_DEBUGGER_DAEMONS needs PMIX_DEBUG_TARGET naming a proc (got {other:?})"
-            )))
-        }
-    };
+    let target = target(job_info)?;
     let Some((_, size)) = jobs.iter().find(|(ns, _)| *ns == target.nspace) else {
         return Err(Error::with_context(
             Status::ERR_NOT_FOUND,
@@ -79,7 +109,12 @@ pub(crate) fn placement(
         )));
     };
     let per_proc = count(job_info, attrs::DEBUG_DAEMONS_PER_PROC)?;
-    let per_node = count(job_info, attrs::DEBUG_DAEMONS_PER_NODE)?;
+    let per_node = match count(job_info, attrs::DEBUG_DAEMONS_PER_NODE)? {
+        Some(n) => Some(n),
+        // one node: `ppr:N:node` places N daemons, as PER_NODE N
+        None if per_proc.is_none() => per_node_mapping(job_info),
+        None => None,
+    };
     let mut infos = vec![
         Info::new(attrs::DEBUGGER_DAEMONS, Value::Bool(true))?,
         Info::new(attrs::DEBUG_TARGET, Value::Proc(target))?,
@@ -161,5 +196,40 @@ mod tests {
             placement(&other, 1, &jobs).unwrap_err().status(),
             Status::ERR_NOT_FOUND
         );
+    }
+
+    #[test]
+    fn the_target_may_be_a_namespace_and_ppr_per_node_places_the_daemons() {
+        let ns = Nspace::new("job").unwrap();
+        let jobs = [(ns.clone(), 3)];
+        let whole = Proc::from_parts(ns.clone(), Rank::WILDCARD);
+        // OpenPMIx 4.2's debugger example: the deprecated PMIX_DEBUG_JOB
+        // namespace and PMIX_MAPBY "ppr:1:node"
+        let example = [
+            i(attrs::MAPBY, Value::String("ppr:1:node".into())),
+            i(attrs::DEBUGGER_DAEMONS, Value::Bool(true)),
+            i(attrs::DEBUG_JOB, Value::String("job".into())),
+        ];
+        let p = placement(&example, 1, &jobs).unwrap().unwrap();
+        assert_eq!(p.count, Some(1));
+        assert!(p
+            .infos
+            .iter()
+            .any(|x| x.is(attrs::DEBUG_TARGET) && x.value == Value::Proc(whole.clone())));
+        let by_string = [
+            i(attrs::DEBUGGER_DAEMONS, Value::Bool(true)),
+            i(attrs::DEBUG_TARGET, Value::String("job".into())),
+            i(attrs::MAPBY, Value::String("ppr:2:node".into())),
+        ];
+        assert_eq!(
+            placement(&by_string, 1, &jobs).unwrap().unwrap().count,
+            Some(2)
+        );
+        let bad_map = [
+            i(attrs::DEBUGGER_DAEMONS, Value::Bool(true)),
+            i(attrs::DEBUG_JOB, Value::String("job".into())),
+            i(attrs::MAPBY, Value::String("slot".into())),
+        ];
+        assert_eq!(placement(&bad_map, 1, &jobs).unwrap().unwrap().count, None);
     }
 }

@@ -120,7 +120,9 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
         }
         if a.maxprocs < 1 {
             return Err(Error::bad_param(format!(
-                "spawn: app {i} ({}) asks for {} processes; at least 1 is needed",
+                "spawn: app {i} ({}) asks for {} processes; pmixrun needs at least 1 \
+                 (or, for debugger daemons, PMIX_DEBUG_DAEMONS_PER_PROC/PER_NODE or \
+                 PMIX_MAPBY ppr:N:node)",
                 a.cmd, a.maxprocs
             )));
         }

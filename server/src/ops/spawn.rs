@@ -1,7 +1,8 @@
 //! `PMIx_Spawn`, handed to the host ([`Host::spawn`](crate::Host::spawn)).
 //!
-//! The server checks what it can without the host (at least one app, every
-//! app with a command and a positive `maxprocs`), so a malformed request is
+//! The server checks what it can without the host (`App::check_spawn`: at
+//! least one app, every app with a command and a `maxprocs` that is not
+//! negative; 0 leaves the count to the host), so a malformed request is
 //! `PMIX_ERR_BAD_PARAM` at once and never reaches the host. The request
 //! counts against the client's limit of requests the host has not answered
 //! (`inflight.rs`). The reply's value is the new namespace
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use pmix_core::proto::Reply;
-use pmix_core::{attrs, App, Error, Info, Nspace, Result, Status, Value};
+use pmix_core::{attrs, App, Error, Info, Nspace, Status, Value};
 
 use crate::host::Completion;
 use crate::inner::Inner;
@@ -64,31 +65,9 @@ fn with_deadline(
     })
 }
 
-/// Checks the apps of a spawn request (see the module documentation).
-///
-/// # Errors
-/// `PMIX_ERR_BAD_PARAM` naming the first problem.
-pub(crate) fn check_apps(apps: &[App]) -> Result<()> {
-    if apps.is_empty() {
-        return Err(Error::bad_param("spawn: no application given"));
-    }
-    for (i, a) in apps.iter().enumerate() {
-        if a.cmd.is_empty() {
-            return Err(Error::bad_param(format!("spawn: app {i} has no command")));
-        }
-        if a.maxprocs < 1 {
-            return Err(Error::bad_param(format!(
-                "spawn: app {i} ({}) asks for {} processes; at least 1 is needed",
-                a.cmd, a.maxprocs
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// A client's spawn request.
 pub(crate) fn spawn(inner: &Inner, to: ReplyTo, job_info: Vec<Info>, apps: Vec<App>) {
-    if let Err(e) = check_apps(&apps) {
+    if let Err(e) = App::check_spawn(&apps) {
         to.send(&Reply::error(&e));
         return;
     }
@@ -141,14 +120,15 @@ mod tests {
 
     #[test]
     fn apps_are_checked_before_the_host() {
-        assert!(check_apps(&[app("/bin/true", 1), app("x", 3)]).is_ok());
+        assert!(App::check_spawn(&[app("/bin/true", 1), app("x", 3)]).is_ok());
+        // 0: the host decides (a mapping directive, daemon placement)
+        assert!(App::check_spawn(&[app("/bin/true", 0)]).is_ok());
         for bad in [
             vec![],
             vec![app("", 1)],
-            vec![app("/bin/true", 0)],
             vec![app("/bin/true", 1), app("/bin/true", -2)],
         ] {
-            let e = check_apps(&bad).unwrap_err();
+            let e = App::check_spawn(&bad).unwrap_err();
             assert_eq!(e.status(), Status::ERR_BAD_PARAM, "{bad:?}");
         }
     }
