@@ -428,3 +428,57 @@ fn a_fence_over_two_namespaces_completes() {
         assert!(o.status.success(), "{}", text(o));
     }
 }
+
+/// A card of 64 blobs of 4 KiB per rank (256 KiB, the size of OpenPMIx's
+/// modex_twice example) commits, and after a fence every rank reads every
+/// blob of its peer. With the old 64 KiB modex store the commit failed
+/// with `PMIX_ERR_OUT_OF_RESOURCE`.
+#[test]
+fn a_card_of_a_quarter_mebibyte_commits_and_is_read_by_the_peer() {
+    let j = job("bigcard", 2);
+    let clients: Vec<Client> = (0..2)
+        .map(|r| {
+            let p = Proc::from_parts(j.ns.clone(), Rank(r));
+            Client::connect(
+                &ClientConfig::from_setup_fork(&j.server.setup_fork(&p).unwrap()).unwrap(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let blob =
+        |r: u32, k: u32| -> Vec<u8> { (0..4096u32).map(|i| (i + 7 * k + r) as u8).collect() };
+    std::thread::scope(|s| {
+        for (r, c) in clients.iter().enumerate() {
+            let r = r as u32;
+            s.spawn(move || {
+                for k in 0..64 {
+                    c.put(
+                        pmix_core::Scope::GLOBAL,
+                        &format!("big.{k}"),
+                        Value::ByteObject(blob(r, k)),
+                    )
+                    .unwrap();
+                }
+                c.commit().unwrap();
+                c.fence(&[], &[Info::new(attrs::COLLECT_DATA, true).unwrap()])
+                    .unwrap();
+            });
+        }
+    });
+    for (r, c) in clients.iter().enumerate() {
+        let peer = 1 - r as u32;
+        for k in 0..64 {
+            let v = c
+                .get(
+                    &Proc::from_parts(j.ns.clone(), Rank(peer)),
+                    &format!("big.{k}"),
+                    &[],
+                )
+                .unwrap();
+            assert_eq!(v, Value::ByteObject(blob(peer, k)), "rank {r} key big.{k}");
+        }
+    }
+    for c in clients {
+        c.disconnect().unwrap();
+    }
+}

@@ -85,7 +85,9 @@ impl ServerConfig {
             max_clients: 256,
             max_nspaces: 64,
             job_store_bytes: 4 << 20,
-            modex_store_bytes: 64 << 10,
+            // 512 KiB: a card of 64 4-KiB blobs (OpenPMIx's modex_twice
+            // example) fits; memfd pages are only backed once written
+            modex_store_bytes: 512 << 10,
             caps: caps::ALL,
             max_version: proto::PROTOCOL_VERSION,
             log: true,
