@@ -90,6 +90,14 @@ impl SingleNodeJob {
             Info::new(attrs::NODE_SIZE, Value::Uint32(n))?,
             Info::new(attrs::LOCAL_SIZE, Value::Uint32(n))?,
             Info::new(attrs::LOCAL_PEERS, Value::String(peers))?,
+            Info::new(
+                attrs::LOCAL_PROCS,
+                Value::DataArray(Box::new(DataArray::from_procs(
+                    (0..n)
+                        .map(|r| pmix_core::Proc::from_parts(self.nspace.clone(), Rank(r)))
+                        .collect(),
+                ))),
+            )?,
             Info::new("pmix.lldr", Value::Rank(Rank(0)))?,
             Info::new(attrs::HOSTNAME, Value::String(self.hostname.clone()))?,
             // a single-node RM's cluster is its node (RFC0003's multi-cluster
@@ -189,5 +197,18 @@ mod tests {
             .find(|i| i.key.as_str() == attrs::LOCAL_RANK)
             .unwrap();
         assert_eq!(lrank.value.data_type(), DataType::UINT16);
+    }
+
+    #[test]
+    fn local_procs_lists_every_rank_as_procs() {
+        let ns = Nspace::new("job").unwrap();
+        let infos = SingleNodeJob::new(ns.clone(), 3, "node0").infos().unwrap();
+        let Some(Value::DataArray(a)) = job_level(&infos, attrs::LOCAL_PROCS) else {
+            panic!("no PMIX_LOCAL_PROCS");
+        };
+        let want: Vec<pmix_core::Proc> = (0..3)
+            .map(|r| pmix_core::Proc::from_parts(ns.clone(), Rank(r)))
+            .collect();
+        assert_eq!(**a, DataArray::from_procs(want));
     }
 }
