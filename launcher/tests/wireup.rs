@@ -482,3 +482,27 @@ fn a_card_of_a_quarter_mebibyte_commits_and_is_read_by_the_peer() {
         c.disconnect().unwrap();
     }
 }
+
+/// A process that finalized may initialise again (OpenPMIx allows
+/// `PMIx_Init` after `PMIx_Finalize`; its `simple` example does it): the
+/// second session is served, and a third once that one finalized. Before,
+/// the server refused the second hello with `PMIX_ERR_NO_PERMISSIONS`
+/// ("already connected once").
+#[test]
+fn a_process_may_initialise_again_after_its_finalize() {
+    let j = job("reinit", 1);
+    let p = Proc::from_parts(j.ns.clone(), Rank(0));
+    let cfg = ClientConfig::from_setup_fork(&j.server.setup_fork(&p).unwrap()).unwrap();
+    let job_size = Proc::from_parts(j.ns.clone(), Rank::WILDCARD);
+    for round in 0..3 {
+        let c = Client::connect(&cfg).unwrap_or_else(|e| panic!("session {round}: {e}"));
+        assert_eq!(
+            c.get(&job_size, attrs::JOB_SIZE, &[]).unwrap(),
+            Value::Uint32(1),
+            "session {round}"
+        );
+        c.finalize().unwrap();
+    }
+    assert_eq!(j.host.finalized.lock().unwrap().len(), 3);
+    assert!(j.host.aborted.lock().unwrap().is_empty());
+}

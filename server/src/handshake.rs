@@ -175,6 +175,16 @@ fn registered_slot(
                 c.pid.unwrap_or(0)
             ),
         )),
+        // The same process initialising again after its finalize (OpenPMIx
+        // allows PMIx_Init after PMIx_Finalize; its `simple` example does
+        // it), even before the end of its old connection was seen.
+        Some(c)
+            if c.finalized
+                && !c.dead
+                && inner.barriers.peer(c.slot).is_some_and(|p| p.pid() == pid) =>
+        {
+            Ok(c.slot)
+        }
         Some(c) if c.link.is_some() || c.finalized || c.dead => {
             let holder = inner.barriers.peer(c.slot).map_or(0, |p| p.pid());
             Err(refusal(
@@ -264,8 +274,12 @@ pub(crate) fn welcome(
 fn attach(inner: &Inner, link: &Arc<Link>) -> std::result::Result<(), Refusal> {
     let mut st = inner.state.lock();
     match st.registry.clients.get_mut(&link.proc) {
-        Some(c) if c.link.is_none() => {
+        // (a finalized client's old link, if its end was not seen yet, is
+        // replaced: `departure::detach` then ignores that end)
+        Some(c) if c.link.is_none() || c.finalized => {
             c.link = Some(Arc::clone(link));
+            // a re-init after finalize starts a new session
+            c.finalized = false;
             Ok(())
         }
         _ => Err(refusal(
