@@ -37,6 +37,7 @@ pub mod codes;
 pub mod envar;
 pub mod event;
 pub mod info;
+pub mod locality;
 pub mod proc;
 pub mod proto;
 pub mod status;

@@ -167,11 +167,6 @@ fn entry_points_clear_their_outputs() {
     assert_eq!(rc, PMIX_ERR_NOT_SUPPORTED);
     assert!(cs.source.is_null() && cs.bitmap.is_null());
 
-    let mut loc: pmix_locality_t = 0x8000;
-    // SAFETY: a writable output.
-    let rc = unsafe { PMIx_Get_relative_locality(c"a".as_ptr(), c"b".as_ptr(), &mut loc) };
-    assert_eq!((rc, loc), (PMIX_ERR_NOT_SUPPORTED, 0));
-
     for f in [
         PMIx_server_generate_locality_string,
         PMIx_server_generate_cpuset_string,

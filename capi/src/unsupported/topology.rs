@@ -51,15 +51,6 @@ unsupported! {
         cpuset: *mut pmix_cpuset_t,
     ) => cpuset;
 
-    /// `pmix_status_t PMIx_Get_relative_locality(const char *locality1,
-    /// const char *locality2, pmix_locality_t *locality)`:
-    /// `PMIX_ERR_NOT_SUPPORTED` with `*locality = PMIX_LOCALITY_UNKNOWN`.
-    fn PMIx_Get_relative_locality(
-        locality1: *const c_char,
-        locality2: *const c_char,
-        locality: *mut pmix_locality_t,
-    ) => locality;
-
     /// `pmix_status_t PMIx_server_generate_locality_string(const
     /// pmix_cpuset_t *cpuset, char **locality)`: `PMIX_ERR_NOT_SUPPORTED`
     /// (no hwloc) with `*locality = NULL`.

@@ -61,6 +61,28 @@ int main(int argc, char **argv)
     CHECK(NULL != val && PMIX_UINT32 == val->type && want_size == val->data.uint32);
     PMIX_VALUE_RELEASE(val);
 
+    /* relative locality from the locality strings: two ranks of one node
+     * share at least the node (unbound: everything the strings list) */
+    {
+        pmix_value_t *mine = NULL, *theirs = NULL;
+        pmix_proc_t other;
+        pmix_locality_t loc = 0;
+        PMIX_LOAD_PROCID(&other, me.nspace, (me.rank + 1) % want_size);
+        CHECK_RC(PMIx_Get(&me, PMIX_LOCALITY_STRING, NULL, 0, &mine), PMIX_SUCCESS);
+        CHECK_RC(PMIx_Get(&other, PMIX_LOCALITY_STRING, NULL, 0, &theirs), PMIX_SUCCESS);
+        if (mine && theirs && mine->type == PMIX_STRING && theirs->type == PMIX_STRING) {
+            CHECK_RC(PMIx_Get_relative_locality(mine->data.string, theirs->data.string, &loc),
+                     PMIX_SUCCESS);
+            CHECK(loc & PMIX_LOCALITY_SHARE_NODE);
+        } else {
+            CHECK(0);
+        }
+        CHECK_RC(PMIx_Get_relative_locality("not a locality", "SK0", &loc), PMIX_ERR_BAD_PARAM);
+        CHECK(loc == PMIX_LOCALITY_UNKNOWN);
+        if (mine) PMIX_VALUE_RELEASE(mine);
+        if (theirs) PMIX_VALUE_RELEASE(theirs);
+    }
+
     /* own local rank: UINT16 (one node: local rank = rank) */
     val = NULL;
     CHECK_RC(PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, &val), PMIX_SUCCESS);
