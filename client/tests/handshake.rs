@@ -22,6 +22,13 @@ fn socket_path(tag: &str) -> PathBuf {
     dir.join("s.sock")
 }
 
+/// Removes the directory [`socket_path`] made for `sock`.
+fn remove_socket_dir(sock: &std::path::Path) {
+    if let Some(d) = sock.parent() {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
 /// Accepts one client, reads its hello, answers with `segment` (its layout
 /// version rewritten to `version`).
 fn scripted_server(path: PathBuf, version: u32) -> std::thread::JoinHandle<Hello> {
@@ -64,6 +71,7 @@ fn scripted_server(path: PathBuf, version: u32) -> std::thread::JoinHandle<Hello
 #[test]
 fn a_segment_of_another_layout_version_is_refused() {
     let path = socket_path("layout");
+    let cfg_dir = path.clone();
     let server = scripted_server(path.clone(), pmix_shm::layout::LAYOUT_VERSION + 1);
     let cfg = ClientConfig::new(Proc::new("job", Rank(0)).unwrap(), path);
     let e = Client::connect(&cfg).unwrap_err();
@@ -74,12 +82,14 @@ fn a_segment_of_another_layout_version_is_refused() {
         "{text}"
     );
     let hello = server.join().unwrap();
+    remove_socket_dir(&cfg_dir);
     assert_eq!(hello.max_version, proto::PROTOCOL_VERSION);
 }
 
 #[test]
 fn a_silent_server_times_out() {
     let path = socket_path("silent");
+    let made = path.clone();
     let listener = UnixListener::bind(&path).unwrap();
     let t = std::thread::spawn(move || {
         let (s, _) = listener.accept().unwrap();
@@ -89,8 +99,9 @@ fn a_silent_server_times_out() {
     let mut cfg = ClientConfig::new(Proc::new("job", Rank(0)).unwrap(), path);
     cfg.connect_timeout = Duration::from_millis(300);
     let e = Client::connect(&cfg).unwrap_err();
-    assert_eq!(e.status(), Status::ERR_TIMEOUT, "{e}");
     t.join().unwrap();
+    remove_socket_dir(&made);
+    assert_eq!(e.status(), Status::ERR_TIMEOUT, "{e}");
 }
 
 #[test]

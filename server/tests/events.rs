@@ -124,8 +124,34 @@ fn config(tag: &str, cache: usize) -> ServerConfig {
     cfg
 }
 
-fn sut(tag: &str, cache: usize, host: Arc<Recorder>) -> Server {
-    Server::init(config(tag, cache), host).unwrap()
+/// A server under test; dropping it stops it and removes the directory
+/// this test made for it.
+struct Sut {
+    server: Server,
+    dir: PathBuf,
+}
+
+impl std::ops::Deref for Sut {
+    type Target = Server;
+    fn deref(&self) -> &Server {
+        &self.server
+    }
+}
+
+impl Drop for Sut {
+    fn drop(&mut self) {
+        self.server.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn sut(tag: &str, cache: usize, host: Arc<Recorder>) -> Sut {
+    let cfg = config(tag, cache);
+    let dir = cfg.tmpdir.clone();
+    Sut {
+        server: Server::init(cfg, host).unwrap(),
+        dir,
+    }
 }
 
 fn ids() -> (u32, u32) {
@@ -346,7 +372,9 @@ fn a_bad_event_ring_size_is_refused_by_init() {
     for cells in [0, 3, 1000] {
         let mut cfg = config("cells", 4);
         cfg.event_ring_cells = cells;
+        let dir = cfg.tmpdir.clone();
         let e = Server::init(cfg, Recorder::new(Status::SUCCESS)).unwrap_err();
+        let _ = std::fs::remove_dir_all(dir);
         assert_eq!(e.status(), Status::ERR_BAD_PARAM);
     }
 }
