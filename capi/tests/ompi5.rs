@@ -364,7 +364,9 @@ fn ompi5_session_pset_communicators_under_pmixrun() {
         &exe,
         &dir,
         "session-pset",
-        &["--pset", "even:0,2", "--pset", "odd:1,3", "--pset", "all:all"],
+        &[
+            "--pset", "even:0,2", "--pset", "odd:1,3", "--pset", "all:all",
+        ],
         &["even:0,2", "odd:1,3", "all:0,1,2,3"],
     );
     expect_ok(&job.ran, "Open MPI 5 sessions over pmixrun --pset sets");
