@@ -13,6 +13,9 @@
 //!   of the others — the server never had them.
 //! - `interest` (both ranks, EVD-02): a handler for the control code,
 //!   then a fence, so that both are registered before either leaves.
+//! - `notifier` (rank 0) and `handler` (rank 1), EVD-18: rank 0 raises
+//!   an event for rank 1 alone, whose handler completes it with results;
+//!   nothing comes back to rank 0 (its default handler sees nothing).
 //! - `wide` (rank 0, EVD-20): notifies `SESSION`, `GLOBAL` and `CUSTOM`
 //!   naming a process of another node's job, which the client sends to
 //!   its server and the server to the host, and a `LOCAL` one, which does
@@ -33,6 +36,8 @@ const SESSION: Status = Status(-3211);
 const GLOBAL: Status = Status(-3212);
 const CUSTOM: Status = Status(-3213);
 const LOCAL: Status = Status(-3214);
+/// The event of `notifier` / `handler`.
+const HANDLED: Status = Status(-3221);
 const WAIT: Duration = Duration::from_secs(20);
 
 fn fail(msg: String) -> ! {
@@ -127,6 +132,48 @@ fn main() {
             c.fence(&[], &[])
                 .unwrap_or_else(|e| fail(format!("fence: {e}")));
             println!("ok interest");
+        }
+        "notifier" => {
+            // a default handler: whatever comes back would reach it
+            c.register_event_handler(&[], &[], seen.handler())
+                .unwrap_or_else(|e| fail(format!("register: {e}")));
+            c.fence(&[], &[])
+                .unwrap_or_else(|e| fail(format!("fence: {e}")));
+            let target = Proc::from_parts(c.proc().nspace.clone(), Rank(1));
+            let custom = Info::new(
+                attrs::EVENT_CUSTOM_RANGE,
+                Value::DataArray(Box::new(DataArray::from_procs(vec![target]))),
+            )
+            .unwrap();
+            c.notify_event(HANDLED, DataRange::CUSTOM, &[custom])
+                .unwrap_or_else(|e| fail(format!("notify: {e}")));
+            // rank 1 enters this fence once its handler completed
+            c.fence(&[], &[])
+                .unwrap_or_else(|e| fail(format!("fence: {e}")));
+            std::thread::sleep(Duration::from_millis(300));
+            let codes = seen.codes();
+            check(codes.is_empty(), || format!("the notifier got {codes:?}"));
+            println!("ok notifier: nothing came back");
+        }
+        "handler" => {
+            let handled = Arc::new(Seen::default());
+            let h = Arc::clone(&handled);
+            c.register_event_handler(&[HANDLED], &[], move |e, done| {
+                h.codes.lock().unwrap().push(e.status);
+                h.cv.notify_all();
+                // a handler that completes the event, with results
+                done.done(
+                    Status::EVENT_ACTION_COMPLETE,
+                    vec![Info::new("user.answer", "handled").unwrap()],
+                );
+            })
+            .unwrap_or_else(|e| fail(format!("register: {e}")));
+            c.fence(&[], &[])
+                .unwrap_or_else(|e| fail(format!("fence: {e}")));
+            handled.wait_for(HANDLED);
+            c.fence(&[], &[])
+                .unwrap_or_else(|e| fail(format!("fence: {e}")));
+            println!("ok handler: handled");
         }
         "wide" => {
             let elsewhere = Proc::from_parts(

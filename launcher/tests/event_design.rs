@@ -224,3 +224,29 @@ fn wide_events_go_through_the_server_to_the_host_with_their_range() {
         ]
     );
 }
+
+/// EVD-18: a client that handled an event sends no reply to the notifier:
+/// the notifying client's default handler sees nothing, and neither the
+/// host nor the server (whose internal errors the host registered for)
+/// hears of anything.
+#[test]
+fn a_handled_event_sends_nothing_back_to_the_notifier() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = Arc::new(Recorder::default());
+    let (server, ns) = one_node_job("noreply", 2, host.clone(), tmp.path());
+    server.register_host_events(&[]);
+    let out = wait_all(
+        vec![
+            start_client("evhost", &server, &ns, 0, "notifier"),
+            start_client("evhost", &server, &ns, 1, "handler"),
+        ],
+        Duration::from_secs(30),
+    );
+    for o in &out {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+    }
+    assert!(text(&out[0]).contains("ok notifier"), "{}", text(&out[0]));
+    assert!(text(&out[1]).contains("ok handler"), "{}", text(&out[1]));
+    assert_eq!(host.notified(), [], "calls {:?}", host.calls());
+}
