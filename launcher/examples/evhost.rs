@@ -16,10 +16,11 @@
 //! - `notifier` (rank 0) and `handler` (rank 1), EVD-18: rank 0 raises
 //!   an event for rank 1 alone, whose handler completes it with results;
 //!   nothing comes back to rank 0 (its default handler sees nothing).
-//! - `wide` (rank 0, EVD-20): notifies `SESSION`, `GLOBAL` and `CUSTOM`
-//!   naming a process of another node's job, which the client sends to
-//!   its server and the server to the host, and a `LOCAL` one, which does
-//!   not leave the node.
+//! - `wide` (rank 0 of a job with a rank on another node, EVD-20):
+//!   notifies `SESSION`, `GLOBAL`, `CUSTOM` naming a process of another
+//!   node's job and `NAMESPACE`, which the client sends to its server and
+//!   the server to the host, and a `LOCAL` one, which does not leave the
+//!   node.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -36,6 +37,7 @@ const SESSION: Status = Status(-3211);
 const GLOBAL: Status = Status(-3212);
 const CUSTOM: Status = Status(-3213);
 const LOCAL: Status = Status(-3214);
+const NAMESPACE: Status = Status(-3215);
 /// The event of `notifier` / `handler`.
 const HANDLED: Status = Status(-3221);
 const WAIT: Duration = Duration::from_secs(20);
@@ -190,6 +192,7 @@ fn main() {
                 (GLOBAL, DataRange::GLOBAL, vec![]),
                 (CUSTOM, DataRange::CUSTOM, vec![custom]),
                 (LOCAL, DataRange::LOCAL, vec![]),
+                (NAMESPACE, DataRange::NAMESPACE, vec![]),
             ] {
                 c.notify_event(code, range, &info)
                     .unwrap_or_else(|e| fail(format!("notify {code}: {e}")));

@@ -202,17 +202,31 @@ fn the_host_is_asked_once_per_code_not_once_per_client() {
 }
 
 /// EVD-20: a client sends the events that leave the node — `SESSION`,
-/// `GLOBAL`, a `CUSTOM` range naming a process of another node — to its
-/// server, which passes each to the host with its range and the client as
-/// the source; a `LOCAL` event stays on the node.
+/// `GLOBAL`, a `CUSTOM` range naming a process of another node, its own
+/// `NAMESPACE` when the job has a rank elsewhere — to its server, which
+/// passes each to the host with its range and the client as the source;
+/// a `LOCAL` event stays on the node.
 #[test]
 fn wide_events_go_through_the_server_to_the_host_with_their_range() {
+    use pmix_core::{Nspace, Rank};
+    use pmix_server::{Server, ServerConfig, SingleNodeJob};
     let tmp = tempfile::tempdir().unwrap();
     let host = Arc::new(Recorder::default());
-    let (server, ns) = one_node_job("wide", 1, host.clone(), tmp.path());
+    let mut cfg = ServerConfig::new(Nspace::new("srv-wide").unwrap());
+    cfg.max_clients = 4;
+    cfg.tmpdir = tmp.path().to_path_buf();
+    let server = Server::init(cfg, host.clone()).unwrap();
+    // a job of 2 ranks, rank 1 on another node
+    let ns = Nspace::new("job-wide").unwrap();
+    let infos = SingleNodeJob::new(ns.clone(), 2, "testnode")
+        .infos()
+        .unwrap();
+    server.register_nspace(&ns, 1, &infos).unwrap();
+    let me = Proc::from_parts(ns.clone(), Rank(0));
+    let (uid, gid) = common::ids();
+    server.register_client(&me, uid, gid).unwrap();
     let out = evhost(&server, &ns, 0, "wide");
     assert!(out.contains("ok wide"), "{out}");
-    let me = Proc::from_parts(ns.clone(), pmix_core::Rank(0));
     let mut got = host.notified();
     got.sort_by_key(|c| std::cmp::Reverse(c.0 .0));
     assert_eq!(
@@ -220,7 +234,8 @@ fn wide_events_go_through_the_server_to_the_host_with_their_range() {
         [
             (Status(-3211), me.clone(), DataRange::SESSION),
             (Status(-3212), me.clone(), DataRange::GLOBAL),
-            (Status(-3213), me, DataRange::CUSTOM),
+            (Status(-3213), me.clone(), DataRange::CUSTOM),
+            (Status(-3215), me, DataRange::NAMESPACE),
         ]
     );
 }
