@@ -16,6 +16,9 @@
 //! - `notifier` (rank 0) and `handler` (rank 1), EVD-18: rank 0 raises
 //!   an event for rank 1 alone, whose handler completes it with results;
 //!   nothing comes back to rank 0 (its default handler sees nothing).
+//! - `garbled` (rank 0, EVD-19): a `lookup` whose reply the test's proxy
+//!   garbles fails, and raises `PMIX_ERR_FAILED_COMM` (the value of
+//!   `PMIX_ERR_COMM_FAILURE`) at the process's handler.
 //! - `wide` (rank 0 of a job with a rank on another node, EVD-20):
 //!   notifies `SESSION`, `GLOBAL`, `CUSTOM` naming a process of another
 //!   node's job and `NAMESPACE`, which the client sends to its server and
@@ -176,6 +179,18 @@ fn main() {
             c.fence(&[], &[])
                 .unwrap_or_else(|e| fail(format!("fence: {e}")));
             println!("ok handler: handled");
+        }
+        "garbled" => {
+            c.register_event_handler(&[Status::ERR_COMM_FAILURE], &[], seen.handler())
+                .unwrap_or_else(|e| fail(format!("register: {e}")));
+            // the test's proxy garbles the reply to this lookup
+            let r = c.lookup(&["user.garble-my-reply".to_owned()], &[]);
+            check(r.is_err(), || format!("the garbled lookup answered {r:?}"));
+            seen.wait_for(Status::ERR_COMM_FAILURE);
+            // the connection still serves
+            c.fence(&[], &[])
+                .unwrap_or_else(|e| fail(format!("fence after a garbled reply: {e}")));
+            println!("ok garbled: PMIX_ERR_FAILED_COMM raised");
         }
         "wide" => {
             let elsewhere = Proc::from_parts(
