@@ -427,8 +427,10 @@ impl Server {
     /// `PMIX_EVENT_AFFECTED_PROC` (the offending client, when known) and
     /// `PMIX_EVENT_TEXT_MESSAGE` — a request that cannot be decoded (the
     /// decoder's unpack status), a one-way message refused (its status),
-    /// a refused handshake (the status the client was refused with). Replaces an earlier registration. Without one the host is
-    /// told nothing (the log still says it).
+    /// a refused handshake (the status the client was refused with). The
+    /// up-call comes from a server thread and must not block; its answer
+    /// is ignored. Replaces an earlier registration. Without one the host
+    /// is told nothing (the log still says it).
     ///
     /// # Examples
     /// ```no_run
