@@ -10,8 +10,11 @@
 //! waits for the job's `PMIX_READY_FOR_DEBUG`, reads the process table
 //! and releases the ranks (`tests/c/dbg_target.c`) held in `PMIx_Init`.
 //!
-//! Each test prints `SKIP:` and passes when `cc`, `pmix.h` or `mpirun` is
-//! missing.
+//! `tests/python/pmix_tool.py` does what `tool_ps` does with Debian's
+//! `python3-pmix` (the OpenPMIx 4.2.2 bindings' `PMIxTool`), on pmix-rs.
+//!
+//! Each test prints `SKIP:` and passes when `cc`, `pmix.h`, `mpirun` or
+//! `python3-pmix` is missing.
 
 #[macro_use]
 mod common;
@@ -293,5 +296,73 @@ fn a_c_tool_pulls_the_stdout_of_a_job_it_spawned_with_fwd_stdout() {
         shown.matches("past init").count(),
         1,
         "pmixrun showed the forwarded lines itself:\n{shown}"
+    );
+}
+
+/// Debian's `python3-pmix` as a tool: `tests/python/pmix_tool.py`
+/// (`PMIxTool.init` with `PMIX_SERVER_PIDINFO`) attaches to a `pmixrun`
+/// job of `tool_target`s, lists the namespaces and the job's process
+/// table — each rank with its pid, `PMIX_PROC_STATE_RUNNING` and its
+/// executable — and raises event -3100 at the job, which every rank's
+/// handler sees. Before: the bindings crashed (SIGSEGV) converting the
+/// proc table, whose `executable_name` was NULL under `pmixrun` (it
+/// registers no `PMIX_APP_ARGV`); the server now names the executable
+/// from `/proc/<pid>/exe`, as PRRTE gives its absolute path.
+#[test]
+fn python3_pmix_tool_lists_a_pmixrun_job_and_its_event_reaches_every_rank() {
+    const PYTHON: &str = "/usr/bin/python3";
+    let dir = workdir("tool-python");
+    let has_bindings = Command::new(PYTHON)
+        .args(["-c", "import pmix"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let built = build_these(&dir, &["tool_target"]).filter(|_| has_bindings);
+    let (exes, lib) = require!(built, "cc, pmix.h and python3-pmix");
+    let tmp = dir.join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let mut cmd = Command::new(pmixrun());
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .env("TMPDIR", &tmp)
+        .args(["--timeout", "60", "-n", "3"])
+        .arg(&exes[0]);
+    let mut job = Job::start(cmd, &dir, "pmixrun");
+    job.wait_ready(3);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/pmix_tool.py");
+    let mut cmd = Command::new(PYTHON);
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .args(["-W", "ignore"])
+        .arg(script)
+        .arg(job.child.id().to_string())
+        .arg(&tmp);
+    let ran = run(cmd, &dir, "pytool", Duration::from_secs(60));
+    let (ok, out) = job.finish();
+    expect_ok(&ran, "python3-pmix tool");
+    let tool = ran
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("pytool ").filter(|t| t.contains(':')))
+        .expect("the tool's identity")
+        .to_owned();
+    for r in 0..3 {
+        assert!(
+            ran.stdout.lines().any(|l| {
+                let w: Vec<&str> = l.split(' ').collect();
+                w.len() == 8
+                    && w[..2] == ["pytool", "proc"]
+                    && w[3] == r.to_string()
+                    && w[4].parse::<u32>().is_ok_and(|pid| pid > 0)
+                    && w[5..7] == ["PROC", "EXECUTING"]
+                    && w[7] == "tool_target"
+            }),
+            "rank {r} not listed with its pid, state and executable:\n{}",
+            ran.stdout
+        );
+    }
+    assert!(ran.stdout.contains("pytool done"), "{}", ran.stdout);
+    assert!(ok, "the job failed\n{out}");
+    assert_eq!(
+        out.matches(&format!("got -3100 from {tool}")).count(),
+        3,
+        "every rank sees the tool's event\n{out}"
     );
 }

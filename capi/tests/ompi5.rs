@@ -23,7 +23,8 @@
 #[macro_use]
 mod common;
 
-use common::{expect_ok, our_lib, pmixrun, run, workdir, Ran};
+use common::{expect_ok, our_lib, pmix_cflags, pmixrun, run, workdir, Ran};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
@@ -64,6 +65,11 @@ fn wheel() -> Option<PathBuf> {
 
 /// Compiles `tests/mpi/<name>.c` with the wheel's `mpicc` into `dir/<name>`.
 fn build(venv: &Path, name: &str, dir: &Path) -> PathBuf {
+    build_with(venv, name, dir, &[])
+}
+
+/// [`build`] with more compiler arguments (`extra`, after the source).
+fn build_with(venv: &Path, name: &str, dir: &Path, extra: &[&OsStr]) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/mpi")
         .join(format!("{name}.c"));
@@ -73,6 +79,7 @@ fn build(venv: &Path, name: &str, dir: &Path) -> PathBuf {
         .arg(&src)
         .arg("-o")
         .arg(&exe)
+        .args(extra)
         .arg("-ldl");
     let ran = run(cmd, dir, &format!("mpicc-{name}"), Duration::from_secs(120));
     expect_ok(
@@ -102,10 +109,24 @@ fn pmixrun_4_with(
     tag: &str,
     extra: &[&str],
 ) -> Job {
+    pmixrun_4_args(venv, lib, exe, dir, tag, extra, &[])
+}
+
+/// [`pmixrun_4_with`] with arguments for the program (`args`).
+fn pmixrun_4_args(
+    venv: &Path,
+    lib: &Path,
+    exe: &Path,
+    dir: &Path,
+    tag: &str,
+    extra: &[&str],
+    args: &[&str],
+) -> Job {
     let mut cmd = Command::new(pmixrun());
     cmd.args(["-n", "4", "--timeout", "60"])
         .args(extra)
         .arg(exe)
+        .args(args)
         .env("LD_LIBRARY_PATH", lib)
         // where Open MPI finds its help texts (the MPI_ABORT banner)
         .env("OPAL_PREFIX", venv)
@@ -306,6 +327,64 @@ fn ompi5_hello_with_launcher_process_sets_under_pmixrun() {
             .filter(|l| l.starts_with("hello "))
             .count(),
         4,
+        "{}",
+        show(&job.ran)
+    );
+}
+
+/// MPI Sessions over `pmixrun --pset` sets: the session lists the sets
+/// (`MPI_Session_get_nth_pset`), `mpi://SELF` and `mpi://WORLD` give
+/// communicators, and each set — overlapping ones included — gets a
+/// communicator from `MPI_Comm_create_from_group` (PMIx groups with a
+/// context id) over the group Open MPI 6 builds for it:
+/// `PMIX_QUERY_PSET_MEMBERSHIP` (a `pmix_data_array_t` of `pmix_proc_t`,
+/// qualifier `PMIX_PSET_NAME`) and `MPI_Group_incl` on `mpi://WORLD`; an
+/// `MPI_Allreduce` over each checks size, rank and members. Open MPI 5.0's
+/// own `MPI_Group_from_session_pset` on such a set must fail cleanly: it
+/// reads a per-process `PMIX_PSET_NAME` (PRRTE's per-application `--pset`)
+/// into a loop that corrupts the group (see docs/CAPI.md), so pmix-rs does
+/// not publish that key. Fails if it does: the call then "succeeds" with
+/// groups of 3 and 4 members for sets of 2, as under the wheel's own
+/// `mpirun --pset`.
+#[test]
+fn ompi5_session_pset_communicators_under_pmixrun() {
+    let venv = require!(wheel(), "the Open MPI 5 wheel");
+    let dir = workdir("ompi5-session-pset");
+    let cflags = require!(pmix_cflags(), "pmix.h (libpmix-dev)");
+    let lib = our_lib(&dir);
+    let mut extra: Vec<OsString> = cflags.into_iter().map(OsString::from).collect();
+    let mut libdir = OsString::from("-L");
+    libdir.push(&lib);
+    extra.extend([libdir, OsString::from("-lpmix")]);
+    let extra: Vec<&OsStr> = extra.iter().map(OsString::as_os_str).collect();
+    let exe = build_with(&venv, "session_pset", &dir, &extra);
+    let job = pmixrun_4_args(
+        &venv,
+        &lib,
+        &exe,
+        &dir,
+        "session-pset",
+        &[
+            "--pset", "even:0,2", "--pset", "odd:1,3", "--pset", "all:all",
+        ],
+        &["even:0,2", "odd:1,3", "all:0,1,2,3"],
+    );
+    expect_ok(&job.ran, "Open MPI 5 sessions over pmixrun --pset sets");
+    let mut ok: Vec<&str> = job
+        .ran
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("psets rank "))
+        .collect();
+    ok.sort_unstable();
+    let want: Vec<String> = (0..4)
+        .flat_map(|r| ["all", "even", "odd"].map(|s| format!("psets rank {r}: {s} ok")))
+        .collect();
+    assert_eq!(ok, want, "{}", show(&job.ran));
+    assert!(
+        job.ran
+            .stdout
+            .contains("session psets verdict: 4 ranks, 3 sets ok"),
         "{}",
         show(&job.ran)
     );

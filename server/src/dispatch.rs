@@ -11,7 +11,7 @@ use pmix_core::{Error, Status};
 use crate::data::{dmodex, modex};
 use crate::inner::Inner;
 use crate::link::{Link, ReplyTo};
-use crate::ops::event::{host_calls, route};
+use crate::ops::event::{host_calls, route, server_errors};
 use crate::ops::{connect, fence, group, iof, lifecycle, log, pubsub, query, spawn};
 
 /// Serves one request frame of `link`'s client.
@@ -21,13 +21,14 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
         Ok(r) => r,
         Err(e) if tag == 0 => {
             // One-way: nobody waits for an answer; say it in the log.
-            inner.log(format_args!(
-                "{:?}: one-way message type {t} refused: {e}",
-                link.proc
-            ));
+            let what = format!("one-way message type {t} refused: {e}");
+            inner.log(format_args!("{:?}: {what}", link.proc));
+            server_errors::report(inner, e.status(), Some(&link.proc), &what);
             return;
         }
         Err(e) => {
+            let what = format!("message type {t} cannot be decoded: {e}");
+            server_errors::report(inner, e.status(), Some(&link.proc), &what);
             link.reply(t, tag, &Reply::error(&e));
             return;
         }
@@ -42,6 +43,7 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
             );
             if one_way {
                 inner.log(format_args!("{:?}: {e}", link.proc));
+                server_errors::report(inner, e.status(), Some(&link.proc), &e.to_string());
             } else {
                 link.reply(t, tag, &Reply::error(&e));
             }

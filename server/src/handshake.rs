@@ -23,6 +23,7 @@ use crate::departure::lost;
 use crate::inner::Inner;
 use crate::link::Link;
 use crate::nudge::{Nudge, Nudges};
+use crate::ops::event::server_errors;
 use crate::outbound::send_now;
 
 /// How long the server waits for the host's `client_connected` answer.
@@ -73,6 +74,7 @@ impl Checked {
 pub(crate) fn refuse(inner: &Inner, stream: &UnixStream, r: Refusal) {
     if let Refusal::Refuse { status, why } = r {
         inner.log(format_args!("refused a client: {why}"));
+        server_errors::report(inner, status, None, &format!("refused a client: {why}"));
         let w = Welcome::refuse(status, inner.me.clone(), why);
         if let Ok(f) = frame::encode_frame(inner.cfg.max_version, msg::WELCOME, 0, &w.encode()) {
             let _ = send_now(stream, &f);

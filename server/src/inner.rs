@@ -29,6 +29,7 @@ use crate::link::ReplyTo;
 use crate::ops::connect::groups::Groups;
 use crate::ops::event::interest::Interests;
 use crate::ops::event::pusher::Pusher;
+use crate::ops::event::server_errors::HostEvents;
 use crate::ops::event::store::EventStore;
 use crate::psets::Psets;
 use crate::registry::Registry;
@@ -64,6 +65,8 @@ pub(crate) struct Inner {
     pub(crate) pusher: Pusher,
     /// The connections in their handshake, and their limit.
     pub(crate) admission: Admission,
+    /// The codes the host registered for (internal server errors).
+    pub(crate) host_events: HostEvents,
     pub(crate) dir: PathBuf,
     pub(crate) socket_path: PathBuf,
 }

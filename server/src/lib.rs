@@ -216,6 +216,7 @@ impl Server {
             commits: data::commits::Commits::default(),
             admission: admission::Admission::new(cfg.max_handshakes),
             pusher: ops::event::pusher::Pusher::default(),
+            host_events: ops::event::server_errors::HostEvents::default(),
             inflight: inflight::InFlight::new(cfg.max_pending_per_client),
             cfg,
             me,
@@ -416,6 +417,35 @@ impl Server {
         info: &[Info],
     ) -> Result<()> {
         ops::event::route::host_notify(&self.inner, status, source, range, info)
+    }
+
+    /// The host registers for the server's internal errors (the event
+    /// design's RM-host registrations): from now on the protocol
+    /// violations the server meets whose status is in `codes` (an empty
+    /// slice: every status) reach [`Host::notify_event`] with this
+    /// server's proc as the source, range `PMIX_RANGE_RM`, and
+    /// `PMIX_EVENT_AFFECTED_PROC` (the offending client, when known) and
+    /// `PMIX_EVENT_TEXT_MESSAGE` — a request that cannot be decoded (the
+    /// decoder's unpack status), a one-way message refused (its status),
+    /// a refused handshake (the status the client was refused with). The
+    /// up-call comes from a server thread and must not block; its answer
+    /// is ignored. Replaces an earlier registration. Without one the host
+    /// is told nothing (the log still says it).
+    ///
+    /// # Examples
+    /// ```no_run
+    /// # fn f(server: &pmix_server::Server) {
+    /// server.register_host_events(&[]); // every internal error
+    /// # }
+    /// ```
+    #[doc(alias = "PMIx_Register_event_handler")]
+    pub fn register_host_events(&self, codes: &[Status]) {
+        self.inner.host_events.register(codes);
+    }
+
+    /// Undoes [`register_host_events`](Self::register_host_events).
+    pub fn deregister_host_events(&self) {
+        self.inner.host_events.deregister();
     }
 
     /// Forwards output `data` that `source` wrote on `channel`

@@ -37,10 +37,12 @@
 //! | `replay.rs` | a new client's ring: stale records out, cached and held events in |
 //! | `pusher.rs` | the pusher thread: pushes that wait for room, in order per ring |
 //! | `host_calls.rs` | `EVENT_INTEREST` and the `register_events` up-calls |
+//! | `server_errors.rs` | protocol violations reported to a host that registered |
 
 pub(crate) mod host_calls;
 pub(crate) mod interest;
 pub(crate) mod pusher;
 pub(crate) mod replay;
 pub(crate) mod route;
+pub(crate) mod server_errors;
 pub(crate) mod store;

@@ -13,6 +13,7 @@ use pmix_shm::ring::WakeBatch;
 use crate::inner::{Inner, State};
 use crate::link::Link;
 use crate::ops::event::pusher::PushJob;
+use crate::ops::event::server_errors;
 use crate::ops::event::store::Stored;
 use crate::registry::Registry;
 
@@ -259,7 +260,14 @@ pub(crate) fn client_notify(
     });
     let mut ev = match checked {
         Ok(ev) => ev,
-        Err(e) => return answer(Err(e)),
+        Err(e) => {
+            if tag == 0 {
+                // one-way: the client never learns it; the host may
+                let what = format!("one-way event refused: {e}");
+                server_errors::report(inner, e.status(), Some(&link.proc), &what);
+            }
+            return answer(Err(e));
+        }
     };
     ev.id = event.id;
     ev.origin = Origin::ThisNode;

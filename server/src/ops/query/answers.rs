@@ -173,6 +173,21 @@ fn namespace_info(inner: &Inner, st: &State) -> Value {
     Value::DataArray(Box::new(DataArray::from_infos(items)))
 }
 
+/// The executable of process `pid`, for a proc table whose host
+/// registered no `PMIX_APP_ARGV` (`pmixrun` does not): the path
+/// `/proc/<pid>/exe` names, as PRRTE gives the application's absolute
+/// path. Consumers read the field without a NULL check (OpenPMIx's
+/// Python bindings crash on a NULL `executable_name`), so it is left
+/// empty (NULL in C) only where no pid or no `/proc` entry is known.
+fn executable_of(pid: u32) -> String {
+    if pid == 0 {
+        return String::new();
+    }
+    std::fs::read_link(format!("/proc/{pid}/exe"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// The local processes of `ns` in rank order, as `pmix_proc_info_t`.
 fn proc_table(inner: &Inner, st: &State, ns: &Nspace) -> Value {
     let items = st
@@ -198,7 +213,7 @@ fn proc_table(inner: &Inner, st: &State, ns: &Nspace) -> Value {
                 .or_else(|| job_value(inner, &job, APP_ARGV))
             {
                 Some(Value::String(s)) => s.split_whitespace().next().unwrap_or("").to_owned(),
-                _ => String::new(),
+                _ => executable_of(pid),
             };
             Some(Value::ProcInfo(Box::new(ProcInfo {
                 proc,
