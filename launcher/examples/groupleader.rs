@@ -19,6 +19,15 @@
 //!   `abort event from Some(2)` when the `PMIX_GROUP_CONSTRUCT_ABORT` event
 //!   arrives.
 //!
+//! - `lateclaim`: ranks 1 and 2 decide nothing; rank 3 waits (at most
+//!   3 s) for `PMIX_GROUP_LEADER_FAILED` before it calls construct
+//!   (printing `heard before calling <unix-ms>`), claims the lead from
+//!   its handler, waits 200 ms and calls; output as in `claim`.
+//! - `noclaim`: nobody claims; rank 3 waits for the event as in
+//!   `lateclaim`. Every one prints `selecterr <status> <unix-ms>` for the
+//!   `PMIX_GROUP_LEADER_SELECTED` without a leader (its
+//!   `PMIX_LOCAL_COLLECTIVE_STATUS`) and `failed <status> <unix-ms>`.
+//!
 //! `goon` and `memberabort` (4 ranks): a member's death decided by the
 //! leader. Rank 3 SIGKILLs itself 300 ms in without calling construct
 //! (printing `dying <unix-ms>`); ranks 0 (declared `PMIX_GROUP_LEADER`),
@@ -81,7 +90,20 @@ fn die() -> ! {
     fail("still alive".into())
 }
 
-fn scenario(c: &Client, abort: bool) {
+/// What the participants of the leader-death scenarios do.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// Ranks 1 and 2 claim the lead.
+    Claim,
+    /// Rank 2 aborts.
+    Abort,
+    /// Only rank 3, which has not called construct yet, claims.
+    LateClaim,
+    /// Nobody claims.
+    NoClaim,
+}
+
+fn scenario(c: &Client, mode: Mode) {
     let me = c.proc().clone();
     let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
     let limit = info(attrs::TIMEOUT, Value::Int32(20));
@@ -91,10 +113,16 @@ fn scenario(c: &Client, abort: bool) {
         std::thread::sleep(Duration::from_millis(300));
         die();
     }
-    let claims = !abort && me.rank.0 != 3;
-    let aborts = abort && me.rank.0 == 2;
+    let claims = match mode {
+        Mode::Claim => me.rank.0 != 3,
+        Mode::LateClaim => me.rank.0 == 3,
+        Mode::Abort | Mode::NoClaim => false,
+    };
+    let aborts = mode == Mode::Abort && me.rank.0 == 2;
+    let (heard_tx, heard_rx) = std::sync::mpsc::sync_channel::<u128>(4);
     c.register_event_handler(&[Status::GROUP_LEADER_FAILED], &[], move |e, done| {
         println!("leader failed {:?}", affected(e.info));
+        let _ = heard_tx.try_send(now_ms());
         if aborts {
             done.done(Status::GROUP_CONSTRUCT_ABORT, vec![]);
         } else if claims {
@@ -108,7 +136,18 @@ fn scenario(c: &Client, abort: bool) {
     let selected = Arc::new(Mutex::new(Vec::<(Option<u32>, u128)>::new()));
     let s2 = Arc::clone(&selected);
     c.register_event_handler(&[Status::GROUP_LEADER_SELECTED], &[], move |e, done| {
-        s2.lock().unwrap().push((affected(e.info), now_ms()));
+        let who = affected(e.info);
+        if who.is_none() {
+            // nobody claimed: the status says why
+            let st = match pmix_core::info::find(e.info, attrs::LOCAL_COLLECTIVE_STATUS)
+                .map(|i| &i.value)
+            {
+                Some(Value::Status(s)) => s.0,
+                _ => 0,
+            };
+            println!("selecterr {st} {}", now_ms());
+        }
+        s2.lock().unwrap().push((who, now_ms()));
         done.done(Status::SUCCESS, vec![]);
     })
     .unwrap_or_else(|e| fail(format!("register: {e}")));
@@ -118,8 +157,17 @@ fn scenario(c: &Client, abort: bool) {
     })
     .unwrap_or_else(|e| fail(format!("register: {e}")));
     if me.rank.0 == 3 {
-        // arrives after the leader's death
-        std::thread::sleep(Duration::from_millis(800));
+        if matches!(mode, Mode::LateClaim | Mode::NoClaim) {
+            // it has not called construct: it hears the death as an event
+            match heard_rx.recv_timeout(Duration::from_secs(3)) {
+                Ok(at) => println!("heard before calling {at}"),
+                Err(_) => println!("never heard before calling"),
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        } else {
+            // arrives after the leader's death
+            std::thread::sleep(Duration::from_millis(800));
+        }
     }
     match c.group_construct("nl", &all, &[limit]) {
         Err(e) => {
@@ -308,8 +356,10 @@ fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     let c = Client::init(&[]).unwrap_or_else(|e| fail(format!("init: {e}")));
     match which.as_str() {
-        "claim" => scenario(&c, false),
-        "abort" => scenario(&c, true),
+        "claim" => scenario(&c, Mode::Claim),
+        "abort" => scenario(&c, Mode::Abort),
+        "lateclaim" => scenario(&c, Mode::LateClaim),
+        "noclaim" => scenario(&c, Mode::NoClaim),
         "goon" => member_scenario(&c, false),
         "memberabort" => member_scenario(&c, true),
         "inviteabort" => invite_abort(&c),

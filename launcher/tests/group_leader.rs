@@ -103,6 +103,72 @@ fn a_participant_claims_the_lead_after_the_leader_died_and_the_construct_complet
 }
 
 #[test]
+fn a_participant_that_has_not_called_hears_the_leader_died_claims_and_the_construct_completes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "glate", "lateclaim");
+    let died = died_at(&outs[0]);
+    let heard = line(&outs[3], "heard").unwrap_or_else(|| panic!("{}", text(&outs[3])));
+    let after = heard[2].parse::<u128>().unwrap().saturating_sub(died);
+    eprintln!("PMIX_GROUP_LEADER_FAILED at a participant that had not called, {after} ms after the SIGKILL");
+    assert!(after < 2000, "heard {after} ms after the death");
+    for o in &outs[1..] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let c = line(o, "constructed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            c[0],
+            Status::ERR_PARTIAL_SUCCESS.0.to_string(),
+            "{}",
+            text(o)
+        );
+        assert_eq!(c[1], "1,2,3", "the dead leader is dropped: {}", text(o));
+        let t = text(o);
+        let sel: Vec<&str> = t
+            .lines()
+            .filter_map(|l| l.strip_prefix("selected "))
+            .collect();
+        assert_eq!(sel.len(), 1, "one PMIX_GROUP_LEADER_SELECTED: {}", text(o));
+        assert!(sel[0].starts_with("Some(3) "), "{}", text(o));
+        assert!(text(o).contains("ok destructed"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn nobody_claims_the_lead_every_participant_hears_leader_selected_with_an_error_and_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "gnone", "noclaim");
+    let died = died_at(&outs[0]);
+    assert!(
+        text(&outs[3]).contains("heard before calling"),
+        "{}",
+        text(&outs[3])
+    );
+    let lost = Status::ERR_LOST_CONNECTION.0.to_string();
+    for o in &outs[1..] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let t = text(o);
+        let errs: Vec<&str> = t
+            .lines()
+            .filter(|l| l.starts_with("selecterr "))
+            .collect();
+        assert_eq!(errs.len(), 1, "one LEADER_SELECTED without leader: {}", text(o));
+        let e = line(o, "selecterr").unwrap();
+        assert_eq!(e[0], lost, "{}", text(o));
+        let heard = e[1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("PMIX_GROUP_LEADER_SELECTED (no leader) {heard} ms after the SIGKILL");
+        assert!(heard < 2000, "heard {heard} ms after the death: {}", text(o));
+        let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(f[0], lost, "{}", text(o));
+        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        assert!(after < 2000, "failed {after} ms after the death: {}", text(o));
+        assert!(!text(o).contains("selected Some"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
 fn a_handler_aborting_after_the_leader_died_fails_every_waiting_construct() {
     let tmp = tempfile::tempdir().unwrap();
     let (server, outs) = run(&tmp, "gabort", "abort");

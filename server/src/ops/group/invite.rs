@@ -327,6 +327,7 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         parts,
         assign_context_id: directives::flag(&inv.info, attrs::GROUP_ASSIGN_CONTEXT_ID),
         notify_termination: directives::flag(&inv.info, attrs::GROUP_NOTIFY_TERMINATION),
+        claimed: None,
     };
     let partial = !inv.dropped.is_empty();
     let assign = pending.assign_context_id;

@@ -172,7 +172,8 @@ pub(crate) fn construct(
         p.notify_termination |= directives::flag(&info, attrs::GROUP_NOTIFY_TERMINATION);
         let part = Part {
             order: procs.clone(),
-            leader: directives::flag(&info, attrs::GROUP_LEADER),
+            leader: directives::flag(&info, attrs::GROUP_LEADER)
+                || p.claimed.as_ref() == Some(&me),
             info: group_info(&info),
         };
         let had = p.parts.insert(me.clone(), part).is_some();

@@ -41,6 +41,9 @@ pub(crate) struct Pending {
     pub(crate) assign_context_id: bool,
     /// Some contributor asked `PMIX_GROUP_NOTIFY_TERMINATION`.
     pub(crate) notify_termination: bool,
+    /// A participant that claimed the lead (after the leader died) before
+    /// it called construct: its call makes it the leader.
+    pub(crate) claimed: Option<Proc>,
 }
 
 /// Every group and construct of this server.
