@@ -303,6 +303,100 @@ fn invite_abort(c: &Client) {
     std::thread::sleep(Duration::from_millis(300));
 }
 
+/// `inviteclaim` and `invitenoclaim` (4 ranks): rank 0 invites 1, 2, 3
+/// into "ic" (`_nb`) and SIGKILLs itself (printing `dying <unix-ms>`) once
+/// ranks 1 and 2 accepted (blocking joins). Rank 3 answers only after it
+/// heard `PMIX_GROUP_LEADER_SELECTED` (at most 4 s), accepting with the
+/// leader's rank `WILDCARD`. In `inviteclaim` rank 1's
+/// `PMIX_GROUP_LEADER_FAILED` handler claims the lead; in `invitenoclaim`
+/// nobody does. Each prints `leader failed <rank>`, `selected Some(<rank>)
+/// <unix-ms>` or `selecterr <status> <unix-ms>`, and `joined <status>
+/// <ranks> <unix-ms>` or `failed <status> <unix-ms>`; the members of a
+/// group made destruct it.
+fn invite_leader(c: &Client, claim: bool) {
+    let me = c.proc().clone();
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    if me.rank.0 == 0 {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(4);
+        c.register_event_handler(&[Status::GROUP_INVITE_ACCEPTED], &[], move |_, done| {
+            let _ = tx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        // the invitees registered for PMIX_GROUP_INVITED before this
+        std::thread::sleep(Duration::from_millis(300));
+        let them: Vec<Proc> = (1..4)
+            .map(|r| Proc::from_parts(me.nspace.clone(), Rank(r)))
+            .collect();
+        c.group_invite_nb("ic", &them, &[limit], |_| {});
+        for _ in 0..2 {
+            rx.recv_timeout(Duration::from_secs(10))
+                .unwrap_or_else(|_| fail("no acceptance".into()));
+        }
+        die();
+    }
+    let claims = claim && me.rank.0 == 1;
+    c.register_event_handler(&[Status::GROUP_LEADER_FAILED], &[], move |e, done| {
+        println!("leader failed {:?}", affected(e.info));
+        if claims {
+            let lead = info(attrs::GROUP_LEADER, Value::Bool(true));
+            done.done(Status::SUCCESS, vec![lead]);
+        } else {
+            done.done(Status::SUCCESS, vec![]);
+        }
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    let (sel_tx, sel_rx) = std::sync::mpsc::sync_channel::<()>(4);
+    c.register_event_handler(&[Status::GROUP_LEADER_SELECTED], &[], move |e, done| {
+        match affected(e.info) {
+            Some(r) => println!("selected Some({r}) {}", now_ms()),
+            None => {
+                let st = match pmix_core::info::find(e.info, attrs::LOCAL_COLLECTIVE_STATUS)
+                    .map(|i| &i.value)
+                {
+                    Some(Value::Status(s)) => s.0,
+                    _ => 0,
+                };
+                println!("selecterr {st} {}", now_ms());
+            }
+        }
+        let _ = sel_tx.try_send(());
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+    c.register_event_handler(&[Status::GROUP_INVITED], &[], move |_, done| {
+        let _ = tx.try_send(());
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    rx.recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| fail("never invited".into()));
+    let leader = if me.rank.0 == 3 {
+        if sel_rx.recv_timeout(Duration::from_secs(4)).is_err() {
+            println!("no leader selected event");
+        }
+        Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)
+    } else {
+        Proc::from_parts(me.nspace.clone(), Rank(0))
+    };
+    match c.group_join("ic", &leader, true, &[limit]) {
+        Err(e) => println!("failed {} {}", e.status().0, now_ms()),
+        Ok(x) => {
+            println!(
+                "joined {} {} {}",
+                x.status.0,
+                members(&x.results),
+                now_ms()
+            );
+            c.group_destruct("ic", &[info(attrs::TIMEOUT, Value::Int32(10))])
+                .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+            println!("ok destructed");
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
 fn ft_fence(c: &Client) {
     let me = c.proc().clone();
     let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
@@ -363,6 +457,8 @@ fn main() {
         "goon" => member_scenario(&c, false),
         "memberabort" => member_scenario(&c, true),
         "inviteabort" => invite_abort(&c),
+        "inviteclaim" => invite_leader(&c, true),
+        "invitenoclaim" => invite_leader(&c, false),
         "ftfence" => ft_fence(&c),
         "ftleave" => ft_leave(&c),
         s => fail(format!("unknown scenario {s:?}")),

@@ -291,6 +291,61 @@ fn the_inviting_leader_aborts_from_its_declined_handler_and_every_invitee_hears_
 }
 
 #[test]
+fn an_invitee_that_accepted_claims_the_lead_after_the_inviting_leader_died() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "gicl", "inviteclaim");
+    let died = died_at(&outs[0]);
+    for o in &outs[1..] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        assert!(text(o).contains("leader failed Some(0)"), "{}", text(o));
+        let s = line(o, "selected").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(s[0], "Some(1)", "{}", text(o));
+        let heard = s[1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("PMIX_GROUP_LEADER_SELECTED on the invite path {heard} ms after the SIGKILL");
+        assert!(heard < 2000, "selected {heard} ms after the death: {}", text(o));
+        let j = line(o, "joined").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            j[0],
+            Status::ERR_PARTIAL_SUCCESS.0.to_string(),
+            "{}",
+            text(o)
+        );
+        assert_eq!(j[1], "1,2,3", "the new leader first: {}", text(o));
+        assert!(text(o).contains("ok destructed"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn nobody_claims_the_lead_of_an_invitation_every_invitee_hears_it_and_the_joins_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "ginc", "invitenoclaim");
+    let died = died_at(&outs[0]);
+    let lost = Status::ERR_LOST_CONNECTION.0.to_string();
+    for (i, o) in outs[1..].iter().enumerate() {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let e = line(o, "selecterr").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(e[0], lost, "{}", text(o));
+        let heard = e[1].parse::<u128>().unwrap().saturating_sub(died);
+        assert!(heard < 2000, "heard {heard} ms after the death: {}", text(o));
+        let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        // the accepted joins end with the error; a late join finds no invitation
+        let want = if i < 2 {
+            lost.clone()
+        } else {
+            Status::ERR_NOT_FOUND.0.to_string()
+        };
+        assert_eq!(f[0], want, "{}", text(o));
+        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("invitation over {after} ms after the leader's SIGKILL");
+        assert!(after < 2000, "ended {after} ms after the death: {}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
 fn a_ft_collective_group_fence_completes_without_a_member_that_died_in_it() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, outs) = run_n(&tmp, "gft", "ftfence", 3);

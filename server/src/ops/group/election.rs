@@ -216,6 +216,14 @@ fn no_leader(inner: &Arc<Inner>, el: &Election) {
 
 /// A participant's `GROUP_DECIDE` on event `event` of group `id`.
 pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status, what: u8) {
+    let to = if event == Status::GROUP_LEADER_FAILED {
+        match super::invite_election::decide(inner, to, &id, what) {
+            Ok(()) => return,
+            Err(to) => to, // no invitation: a construct's election, if any
+        }
+    } else {
+        to
+    };
     let to = if super::invite_decide::is_invite_event(event) {
         match super::invite_decide::decide(inner, to, &id, what) {
             Ok(()) => return,

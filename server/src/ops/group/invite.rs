@@ -13,8 +13,9 @@
 //! is registered (job store, context id with `PMIX_GROUP_ASSIGN_CONTEXT_ID`)
 //! before anyone is answered. `PMIX_TIMEOUT` on the invite ends it for the
 //! leader and every accepted invitee with `PMIX_ERR_TIMEOUT`. A leader that
-//! dies ends it: the invitees hear `PMIX_GROUP_LEADER_FAILED` and waiting
-//! joins get `PMIX_ERR_LOST_CONNECTION`. Invitation members are local
+//! dies opens an election among the invitees (`invite_election.rs`): an
+//! accepted invitee may claim the lead, else the invitation ends.
+//! Invitation members are local
 //! processes (an invitee on another node is refused: `NOT_SUPPORTED`).
 //! The leader's handlers decide on each event it hears before the
 //! invitation completes (`invite_decide.rs`).
@@ -26,7 +27,7 @@ use pmix_core::proto::connect::rank_map;
 use pmix_core::proto::Reply;
 use pmix_core::{attrs, DataArray, DataRange, Error, Info, Proc, Rank, Status, Value};
 
-use super::invite_decide;
+use super::{invite_decide, invite_election};
 use super::tracker::{Part, Pending};
 use super::{check_id, group_info, register, with_context_id};
 use crate::directives;
@@ -43,13 +44,22 @@ pub(crate) struct Invitation {
     /// The leader's invite, answered at completion.
     pub(super) leader_to: ReplyTo,
     /// The leader's directives.
-    info: Vec<Info>,
+    pub(super) info: Vec<Info>,
+    /// The leader's `PMIX_GROUP_INFO` (a new leader's, after an election).
+    pub(super) leader_info: Vec<Info>,
+    /// Leaders that died, in order (a join may still name them).
+    pub(super) past_leaders: Vec<Proc>,
+    /// The leader died and no invitee claimed the lead yet
+    /// (`invite_election.rs`): the invitation cannot complete.
+    pub(super) electing: bool,
+    /// Invitees whose `PMIX_GROUP_LEADER_FAILED` handlers did not claim.
+    pub(super) lead_declined: BTreeSet<Proc>,
     /// The invitees, in invitation order.
     pub(super) invitees: Vec<Proc>,
     /// Accepted, with their joins and their `PMIX_GROUP_INFO`.
     pub(super) accepted: Vec<(Proc, ReplyTo, Vec<Info>)>,
     /// Declined, died or finalized before answering.
-    dropped: BTreeSet<Proc>,
+    pub(super) dropped: BTreeSet<Proc>,
     /// Events raised at the leader (ACCEPTED, DECLINED, INVITE_FAILED)
     /// whose handlers' decision has not come back (`invite_decide.rs`).
     pub(super) awaiting: usize,
@@ -58,10 +68,10 @@ pub(crate) struct Invitation {
 impl Invitation {
     /// Every invitee answered and the leader decided on every event.
     pub(super) fn ready(&self) -> bool {
-        self.answered() && self.awaiting == 0
+        self.answered() && self.awaiting == 0 && !self.electing
     }
 
-    fn answered(&self) -> bool {
+    pub(super) fn answered(&self) -> bool {
         self.accepted.len() + self.dropped.len() >= self.invitees.len()
     }
 
@@ -194,6 +204,10 @@ pub(crate) fn invite(
                 leader: me.clone(),
                 leader_to: to,
                 info: info.clone(),
+                leader_info: group_info(&info),
+                past_leaders: Vec::new(),
+                electing: false,
+                lead_declined: BTreeSet::new(),
                 invitees: invitees.clone(),
                 accepted: Vec::new(),
                 dropped: BTreeSet::new(),
@@ -249,10 +263,15 @@ pub(crate) fn join(
                 Status::ERR_NOT_A_MEMBER,
                 format!("group join: {me:?} was not invited to group {id:?}"),
             )),
-            Some(inv) if !leader_matches(&leader, &inv.leader) => Err(Error::bad_param(format!(
-                "group join: group {id:?} is led by {:?}, not {leader:?}",
-                inv.leader
-            ))),
+            Some(inv)
+                if !leader_matches(&leader, &inv.leader)
+                    && !inv.past_leaders.iter().any(|l| leader_matches(&leader, l)) =>
+            {
+                Err(Error::bad_param(format!(
+                    "group join: group {id:?} is led by {:?}, not {leader:?}",
+                    inv.leader
+                )))
+            }
             Some(inv) if inv.has_answered(&me) => Err(Error::bad_param(format!(
                 "group join: {me:?} already answered the invitation to {id:?}"
             ))),
@@ -264,8 +283,12 @@ pub(crate) fn join(
                 } else {
                     inv.dropped.insert(me.clone());
                 }
-                inv.awaiting += 1;
-                Ok((leader, inv.answered().then_some(inv.serial)))
+                // while the lead is vacant nobody decides on the answer
+                let tell = !inv.electing;
+                if tell {
+                    inv.awaiting += 1;
+                }
+                Ok((tell.then_some(leader), inv.answered().then_some(inv.serial)))
             }
         }
     };
@@ -278,7 +301,9 @@ pub(crate) fn join(
     } else {
         Status::GROUP_INVITE_DECLINED
     };
-    raise(inner, status, &me, vec![leader], about(&id, &me));
+    if let Some(leader) = leader {
+        raise(inner, status, &me, vec![leader], about(&id, &me));
+    }
     if !accept {
         to.send(&Reply::status(Status::SUCCESS));
     }
@@ -306,7 +331,7 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         Part {
             order: Vec::new(),
             leader: true,
-            info: group_info(&inv.info),
+            info: inv.leader_info.clone(),
         },
     );
     for p in &inv.invitees {
@@ -329,7 +354,7 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         notify_termination: directives::flag(&inv.info, attrs::GROUP_NOTIFY_TERMINATION),
         claimed: None,
     };
-    let partial = !inv.dropped.is_empty();
+    let partial = !inv.dropped.is_empty() || !inv.past_leaders.is_empty();
     let assign = pending.assign_context_id;
     let (m, info) = (pending.set.clone(), inv.info.clone());
     let id = id.to_owned();
@@ -404,7 +429,8 @@ fn timed_out(inner: &Arc<Inner>, id: &str, serial: u64) {
 /// hears `PMIX_GROUP_INVITE_FAILED`; as a leader its invitations end.
 pub(crate) fn invitee_gone(inner: &Arc<Inner>, p: &Proc) {
     let mut failed = Vec::new();
-    let mut ended = Vec::new();
+    let mut elections = Vec::new();
+    let mut vacant = Vec::new();
     {
         let mut st = inner.state.lock();
         let ids: Vec<String> = st.groups.invites.keys().cloned().collect();
@@ -412,13 +438,16 @@ pub(crate) fn invitee_gone(inner: &Arc<Inner>, p: &Proc) {
             let Some(inv) = st.groups.invites.get_mut(&id) else {
                 continue;
             };
-            if inv.leader == *p {
-                if let Some(inv) = st.groups.invites.remove(&id) {
-                    ended.push((id, inv));
-                }
+            if inv.leader == *p && !inv.electing {
+                elections.push(id);
             } else if inv.invitees.contains(p) && !inv.dropped.contains(p) {
                 inv.accepted.retain(|(q, _, _)| q != p);
                 inv.dropped.insert(p.clone());
+                if inv.electing {
+                    // nobody leads to hear it; the election may be over
+                    vacant.push(id);
+                    continue;
+                }
                 inv.awaiting += 1;
                 failed.push((id, inv.leader.clone(), inv.answered().then_some(inv.serial)));
             }
@@ -436,20 +465,10 @@ pub(crate) fn invitee_gone(inner: &Arc<Inner>, p: &Proc) {
             invite_decide::overdue_at(inner, &id, serial);
         }
     }
-    for (id, inv) in ended {
-        raise(
-            inner,
-            Status::GROUP_LEADER_FAILED,
-            p,
-            inv.invitees.clone(),
-            about(&id, p),
-        );
-        let r = Reply::error(&Error::with_context(
-            Status::ERR_LOST_CONNECTION,
-            format!("group {id:?}: its leader {p:?} is gone; the invitation is over"),
-        ));
-        for (_, t, _) in &inv.accepted {
-            t.send(&r);
-        }
+    for id in elections {
+        invite_election::start(inner, &id, p);
+    }
+    for id in vacant {
+        invite_election::check_over(inner, &id);
     }
 }

@@ -38,6 +38,7 @@ mod election;
 mod events;
 mod invite;
 mod invite_decide;
+mod invite_election;
 mod leave;
 mod span;
 mod store;
