@@ -397,6 +397,142 @@ fn invite_leader(c: &Client, claim: bool) {
     std::thread::sleep(Duration::from_millis(300));
 }
 
+/// `replace` (4 ranks): rank 0 invites 1 and 2 into "rp"; its
+/// `PMIX_GROUP_INVITE_DECLINED` handler returns `PMIX_GROUP_ADD_MEMBERS`
+/// naming rank 3. Rank 1 accepts, rank 2 declines 300 ms later; rank 3
+/// waits (at most 5 s) for `PMIX_GROUP_INVITED`, prints `invited
+/// <ranks>` (the proposed membership) and accepts. Each prints
+/// `joined <status> <ranks> <unix-ms>` (rank 0: its invite's) or
+/// `failed <status>`; the members destruct the group.
+fn replace(c: &Client) {
+    let me = c.proc().clone();
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    let outcome = |r: pmix_core::Result<pmix_client::GroupConstructed>| match r {
+        Err(e) => println!("failed {} {}", e.status().0, now_ms()),
+        Ok(x) => {
+            println!(
+                "joined {} {} {}",
+                x.status.0,
+                members(&x.results),
+                now_ms()
+            );
+            c.group_destruct("rp", &[info(attrs::TIMEOUT, Value::Int32(10))])
+                .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+            println!("ok destructed");
+        }
+    };
+    if me.rank.0 == 0 {
+        let ns = me.nspace.clone();
+        c.register_event_handler(&[Status::GROUP_INVITE_DECLINED], &[], move |e, done| {
+            println!("declined by {:?}", affected(e.info));
+            let other = Proc::from_parts(ns.clone(), Rank(3));
+            let add = info(
+                attrs::GROUP_ADD_MEMBERS,
+                Value::DataArray(Box::new(pmix_core::DataArray::from_procs(vec![other]))),
+            );
+            done.done(Status::SUCCESS, vec![add]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        std::thread::sleep(Duration::from_millis(300));
+        let them = [
+            Proc::from_parts(me.nspace.clone(), Rank(1)),
+            Proc::from_parts(me.nspace.clone(), Rank(2)),
+        ];
+        outcome(c.group_invite("rp", &them, &[limit]));
+    } else {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<String>(2);
+        c.register_event_handler(&[Status::GROUP_INVITED], &[], move |e, done| {
+            let _ = tx.try_send(members(e.info));
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        let wait = if me.rank.0 == 3 { 5 } else { 20 };
+        let proposed = rx
+            .recv_timeout(Duration::from_secs(wait))
+            .unwrap_or_else(|_| fail("never invited".into()));
+        println!("invited {proposed}");
+        let leader = Proc::from_parts(me.nspace.clone(), Rank(0));
+        if me.rank.0 == 2 {
+            std::thread::sleep(Duration::from_millis(300));
+            c.group_join("rp", &leader, false, &[])
+                .unwrap_or_else(|e| fail(format!("decline: {e}")));
+            if rx.recv_timeout(Duration::from_millis(500)).is_ok() {
+                fail("invited again after declining".into());
+            }
+        } else {
+            outcome(c.group_join("rp", &leader, true, &[limit]));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+/// `notifyabort` (3 ranks): rank 0 invites 1 and 2 into "na" (`_nb`);
+/// once rank 1 accepted (a blocking join) rank 0 calls
+/// `PMIx_Notify_event(PMIX_GROUP_CONSTRUCT_ABORT)` (range `LOCAL`, with
+/// `PMIX_GROUP_ID` "na") and prints `failed <status>` for its invite's
+/// outcome (`invite not over` if none within 5 s). Rank 1 prints `failed
+/// <status>` for its join; rank 2 waits (at most 5 s) for the abort event,
+/// then joins and prints `late join <status>`. Ranks 1 and 2 print `abort
+/// event from <rank>` for each `PMIX_GROUP_CONSTRUCT_ABORT` event.
+fn notify_abort(c: &Client) {
+    let me = c.proc().clone();
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    if me.rank.0 == 0 {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(2);
+        c.register_event_handler(&[Status::GROUP_INVITE_ACCEPTED], &[], move |_, done| {
+            let _ = tx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        std::thread::sleep(Duration::from_millis(300));
+        let them = [
+            Proc::from_parts(me.nspace.clone(), Rank(1)),
+            Proc::from_parts(me.nspace.clone(), Rank(2)),
+        ];
+        let (otx, orx) = std::sync::mpsc::sync_channel::<i32>(1);
+        c.group_invite_nb("na", &them, &[limit], move |r| {
+            let _ = otx.try_send(r.map_or_else(|e| e.status().0, |x| x.status.0));
+        });
+        rx.recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| fail("no acceptance".into()));
+        let id = info(attrs::GROUP_ID, Value::String("na".into()));
+        c.notify_event(Status::GROUP_CONSTRUCT_ABORT, pmix_core::DataRange::LOCAL, &[id])
+            .unwrap_or_else(|e| fail(format!("notify: {e}")));
+        match orx.recv_timeout(Duration::from_secs(5)) {
+            Ok(st) => println!("failed {st}"),
+            Err(_) => println!("invite not over"),
+        }
+    } else {
+        let (atx, arx) = std::sync::mpsc::sync_channel::<()>(4);
+        c.register_event_handler(&[Status::GROUP_CONSTRUCT_ABORT], &[], move |e, done| {
+            println!("abort event from {:?}", affected(e.info));
+            let _ = atx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+        c.register_event_handler(&[Status::GROUP_INVITED], &[], move |_, done| {
+            let _ = tx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        rx.recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| fail("never invited".into()));
+        let leader = Proc::from_parts(me.nspace.clone(), Rank(0));
+        if me.rank.0 == 1 {
+            match c.group_join("na", &leader, true, &[limit]) {
+                Err(e) => println!("failed {}", e.status().0),
+                Ok(x) => fail(format!("join completed after the abort: {x:?}")),
+            }
+        } else {
+            let _ = arx.recv_timeout(Duration::from_secs(5));
+            let r = c.group_join("na", &leader, true, &[limit]);
+            println!("late join {}", r.map_or_else(|e| e.status().0, |x| x.status.0));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
 fn ft_fence(c: &Client) {
     let me = c.proc().clone();
     let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
@@ -458,6 +594,8 @@ fn main() {
         "memberabort" => member_scenario(&c, true),
         "inviteabort" => invite_abort(&c),
         "inviteclaim" => invite_leader(&c, true),
+        "replace" => replace(&c),
+        "notifyabort" => notify_abort(&c),
         "invitenoclaim" => invite_leader(&c, false),
         "ftfence" => ft_fence(&c),
         "ftleave" => ft_leave(&c),

@@ -346,6 +346,65 @@ fn nobody_claims_the_lead_of_an_invitation_every_invitee_hears_it_and_the_joins_
 }
 
 #[test]
+fn the_leaders_declined_handler_invites_a_replacement_that_accepts_and_the_group_completes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "grep", "replace");
+    for o in &outs {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+    }
+    assert!(
+        text(&outs[0]).contains("declined by Some(2)"),
+        "{}",
+        text(&outs[0])
+    );
+    // the replacement hears the proposed membership with itself in it
+    assert!(
+        text(&outs[3]).contains("invited 0,1,3"),
+        "{}",
+        text(&outs[3])
+    );
+    for r in [0, 1, 3] {
+        let o = &outs[r];
+        let j = line(o, "joined").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(j[0], "0", "replaced, not partial: {}", text(o));
+        assert_eq!(j[1], "0,1,3", "{}", text(o));
+        assert!(text(o).contains("ok destructed"), "{}", text(o));
+    }
+    assert!(line(&outs[2], "joined").is_none(), "{}", text(&outs[2]));
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn the_leader_notifying_construct_abort_ends_its_invitation_for_every_invitee() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run_n(&tmp, "gnab", "notifyabort", 3);
+    let abort = Status::GROUP_CONSTRUCT_ABORT.0.to_string();
+    for o in &outs {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+    }
+    for o in &outs[..2] {
+        let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(f[0], abort, "{}", text(o));
+    }
+    for o in &outs[1..] {
+        let t = text(o);
+        let heard = t.lines().filter(|l| l.starts_with("abort event")).count();
+        assert_eq!(heard, 1, "one abort event, from the leader: {t}");
+        assert!(t.contains("abort event from Some(0)"), "{t}");
+    }
+    let late = line(&outs[2], "late").unwrap_or_else(|| panic!("{}", text(&outs[2])));
+    assert_eq!(
+        late[1],
+        Status::ERR_NOT_FOUND.0.to_string(),
+        "the invitation is over: {}",
+        text(&outs[2])
+    );
+    assert!(server.groups().is_empty());
+}
+
+#[test]
 fn a_ft_collective_group_fence_completes_without_a_member_that_died_in_it() {
     let tmp = tempfile::tempdir().unwrap();
     let (_server, outs) = run_n(&tmp, "gft", "ftfence", 3);

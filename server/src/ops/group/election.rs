@@ -225,7 +225,7 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
         to
     };
     let to = if super::invite_decide::is_invite_event(event) {
-        match super::invite_decide::decide(inner, to, &id, what) {
+        match super::invite_decide::decide(inner, to, &id, event, what) {
             Ok(()) => return,
             Err(to) => to, // no invitation: a construct's hold, if any
         }

@@ -54,6 +54,9 @@ pub(crate) struct Invitation {
     pub(super) electing: bool,
     /// Invitees whose `PMIX_GROUP_LEADER_FAILED` handlers did not claim.
     pub(super) lead_declined: BTreeSet<Proc>,
+    /// Invitees the leader's handlers added in place of dropped ones
+    /// (`invite_decide::replace`).
+    pub(super) replacements: usize,
     /// The invitees, in invitation order.
     pub(super) invitees: Vec<Proc>,
     /// Accepted, with their joins and their `PMIX_GROUP_INFO`.
@@ -111,7 +114,7 @@ pub(super) fn about(id: &str, who: &Proc) -> Vec<Info> {
     .collect()
 }
 
-fn membership(members: &[Proc]) -> Option<Info> {
+pub(super) fn membership(members: &[Proc]) -> Option<Info> {
     Info::new(
         attrs::GROUP_MEMBERSHIP,
         Value::DataArray(Box::new(DataArray::from_procs(members.to_vec()))),
@@ -208,6 +211,7 @@ pub(crate) fn invite(
                 past_leaders: Vec::new(),
                 electing: false,
                 lead_declined: BTreeSet::new(),
+                replacements: 0,
                 invitees: invitees.clone(),
                 accepted: Vec::new(),
                 dropped: BTreeSet::new(),
@@ -354,7 +358,7 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         notify_termination: directives::flag(&inv.info, attrs::GROUP_NOTIFY_TERMINATION),
         claimed: None,
     };
-    let partial = !inv.dropped.is_empty() || !inv.past_leaders.is_empty();
+    let partial = inv.dropped.len() > inv.replacements || !inv.past_leaders.is_empty();
     let assign = pending.assign_context_id;
     let (m, info) = (pending.set.clone(), inv.info.clone());
     let id = id.to_owned();

@@ -47,6 +47,7 @@ pub(crate) mod tracker;
 pub(crate) use destruct::destruct;
 pub(crate) use election::decide;
 pub(crate) use invite::{invite, join};
+pub(crate) use invite_decide::replace;
 pub(crate) use leave::leave;
 
 use std::sync::Arc;
