@@ -357,6 +357,7 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         assign_context_id: directives::flag(&inv.info, attrs::GROUP_ASSIGN_CONTEXT_ID),
         notify_termination: directives::flag(&inv.info, attrs::GROUP_NOTIFY_TERMINATION),
         claimed: None,
+        jobs: std::collections::BTreeMap::new(),
     };
     let partial = inv.dropped.len() > inv.replacements || !inv.past_leaders.is_empty();
     let assign = pending.assign_context_id;

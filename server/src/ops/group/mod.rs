@@ -39,6 +39,7 @@ mod events;
 mod invite;
 mod invite_decide;
 mod invite_election;
+mod jobinfo;
 mod leave;
 mod span;
 mod store;
@@ -391,6 +392,8 @@ fn construct_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String) {
     if !ep.remote {
         return conclude(inner, ep, id, pending, 0);
     }
+    let mut pending = pending;
+    pending.jobs = jobinfo::local_jobs(inner, &pending.set);
     let blob = span::encode(&pending, inner.state.lock().groups.context_id_proposal());
     let eid = ep.id;
     let set = ep.key.procs.clone();
@@ -415,7 +418,10 @@ fn construct_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String) {
                 set: pending.set.clone(),
                 ..Pending::default()
             };
-            match r.and_then(|all| span::merge(&mut pending, &all)) {
+            let merged = r
+                .and_then(|all| span::merge(&mut pending, &all))
+                .and_then(|floor| jobinfo::import(&i, &pending.jobs).map(|()| floor));
+            match merged {
                 Ok(floor) => conclude(&i, ep, id, pending, floor),
                 Err(e) => finish(&ep, &Reply::error(&e)),
             }

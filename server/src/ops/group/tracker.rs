@@ -44,6 +44,10 @@ pub(crate) struct Pending {
     /// A participant that claimed the lead (after the leader died) before
     /// it called construct: its call makes it the leader.
     pub(crate) claimed: Option<Proc>,
+    /// Across nodes: the job-level entries of the group's namespaces, by
+    /// namespace (`jobinfo.rs`): this server's before the fence, every
+    /// server's after it.
+    pub(crate) jobs: BTreeMap<String, super::jobinfo::Entries>,
 }
 
 /// Every group and construct of this server.
