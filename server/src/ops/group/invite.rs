@@ -27,7 +27,7 @@ use pmix_core::proto::connect::rank_map;
 use pmix_core::proto::Reply;
 use pmix_core::{attrs, DataArray, DataRange, Error, Info, Proc, Rank, Status, Value};
 
-use super::{invite_decide, invite_election};
+use super::{invite_decide, invite_election, remote_invite};
 use super::tracker::{Part, Pending};
 use super::{check_id, group_info, register, with_context_id};
 use crate::directives;
@@ -63,6 +63,11 @@ pub(crate) struct Invitation {
     pub(super) accepted: Vec<(Proc, ReplyTo, Vec<Info>)>,
     /// Declined, died or finalized before answering.
     pub(super) dropped: BTreeSet<Proc>,
+    /// Invitees on other nodes (`remote_invite.rs`).
+    pub(super) remote: BTreeSet<Proc>,
+    /// Invitees on other nodes that accepted (their servers answer their
+    /// joins).
+    pub(super) remote_accepted: Vec<Proc>,
     /// Events raised at the leader (ACCEPTED, DECLINED, INVITE_FAILED)
     /// whose handlers' decision has not come back (`invite_decide.rs`).
     pub(super) awaiting: usize,
@@ -75,11 +80,14 @@ impl Invitation {
     }
 
     pub(super) fn answered(&self) -> bool {
-        self.accepted.len() + self.dropped.len() >= self.invitees.len()
+        self.accepted.len() + self.remote_accepted.len() + self.dropped.len()
+            >= self.invitees.len()
     }
 
-    fn has_answered(&self, p: &Proc) -> bool {
-        self.dropped.contains(p) || self.accepted.iter().any(|(q, _, _)| q == p)
+    pub(super) fn has_answered(&self, p: &Proc) -> bool {
+        self.dropped.contains(p)
+            || self.remote_accepted.contains(p)
+            || self.accepted.iter().any(|(q, _, _)| q == p)
     }
 }
 
@@ -102,6 +110,7 @@ pub(super) fn raise(
     if let Err(e) = host_notify(inner, status, Some(source), DataRange::CUSTOM, &info) {
         inner.log(format_args!("group: event {status} not raised: {e}"));
     }
+    remote_invite::forward(inner, status, source, &info);
 }
 
 pub(super) fn about(id: &str, who: &Proc) -> Vec<Info> {
@@ -177,18 +186,7 @@ pub(crate) fn invite(
                 format!("group invite: the id {id:?} is in use"),
             ))
         } else {
-            invitees
-                .iter()
-                .find(|p| !reg.clients.contains_key(*p))
-                .map(|p| {
-                    Error::with_context(
-                        Status::ERR_NOT_SUPPORTED,
-                        format!(
-                            "group invite: {p:?} is not a process of this node (invitations \
-                             are local)"
-                        ),
-                    )
-                })
+            None
         };
         if let Some(e) = refused {
             drop(guard);
@@ -213,6 +211,12 @@ pub(crate) fn invite(
                 lead_declined: BTreeSet::new(),
                 replacements: 0,
                 invitees: invitees.clone(),
+                remote: invitees
+                    .iter()
+                    .filter(|p| !reg.clients.contains_key(*p))
+                    .cloned()
+                    .collect(),
+                remote_accepted: Vec::new(),
                 accepted: Vec::new(),
                 dropped: BTreeSet::new(),
                 awaiting: 0,
@@ -255,6 +259,13 @@ pub(crate) fn join(
     let me = to.proc().clone();
     if let Err(e) = check_id(&id) {
         return to.send(&Reply::error(&e));
+    }
+    let elsewhere = {
+        let st = inner.state.lock();
+        !st.groups.invites.contains_key(&id) && st.groups.remote_invites.contains_key(&id)
+    };
+    if elsewhere {
+        return remote_invite::join(inner, to, &id, &leader, accept, &info);
     }
     let step = {
         let mut st = inner.state.lock();
@@ -339,7 +350,10 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         },
     );
     for p in &inv.invitees {
-        if let Some((_, _, gi)) = inv.accepted.iter().find(|(q, _, _)| q == p) {
+        if inv.remote_accepted.contains(p) {
+            members.push(p.clone());
+            parts.insert(p.clone(), Part::default());
+        } else if let Some((_, _, gi)) = inv.accepted.iter().find(|(q, _, _)| q == p) {
             members.push(p.clone());
             parts.insert(
                 p.clone(),
@@ -381,6 +395,16 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         if let Some(c) = cid {
             ev.extend(Info::new(attrs::GROUP_CONTEXT_ID, Value::Size(c)));
         }
+        // the invitees' servers on other nodes answer their joins with it
+        let outcome = if partial {
+            Status::ERR_PARTIAL_SUCCESS
+        } else {
+            Status::SUCCESS
+        };
+        ev.extend(Info::new(
+            attrs::LOCAL_COLLECTIVE_STATUS,
+            Value::Status(outcome),
+        ));
         raise(
             &i,
             Status::GROUP_CONSTRUCT_COMPLETE,

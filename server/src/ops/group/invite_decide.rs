@@ -138,8 +138,8 @@ pub(super) fn decide(
 /// or `_FAILED`) returned `PMIX_GROUP_ADD_MEMBERS`: `procs` are invited
 /// into invitation `id` as well (they hear `PMIX_GROUP_INVITED` with the
 /// proposed membership, and the invitation waits for their answers). A
-/// proc invited already is skipped; one that is not on this node is
-/// refused (`PMIX_ERR_NOT_SUPPORTED`, as for `invite`).
+/// proc invited already is skipped; one on another node is invited as
+/// for `invite` (`remote_invite.rs`).
 pub(crate) fn replace(inner: &Arc<Inner>, to: ReplyTo, id: String, procs: Vec<Proc>) {
     let me = to.proc().clone();
     let step = {
@@ -155,15 +155,13 @@ pub(crate) fn replace(inner: &Arc<Inner>, to: ReplyTo, id: String, procs: Vec<Pr
                             fresh.push(p);
                         }
                     }
-                    if let Some(p) = fresh.iter().find(|p| !reg.clients.contains_key(*p)) {
-                        return Err(Error::with_context(
-                            Status::ERR_NOT_SUPPORTED,
-                            format!(
-                                "group invite {id:?}: the replacement {p:?} is not a process \
-                                 of this node (invitations are local)"
-                            ),
-                        ));
-                    }
+                    // one on another node is answered by its own server
+                    inv.remote.extend(
+                        fresh
+                            .iter()
+                            .filter(|p| !reg.clients.contains_key(*p))
+                            .cloned(),
+                    );
                     let dead: Vec<Proc> = fresh
                         .iter()
                         .filter(|p| reg.clients.get(*p).is_some_and(|c| c.dead || c.finalized))

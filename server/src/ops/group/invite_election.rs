@@ -70,6 +70,11 @@ pub(super) fn start(inner: &Arc<Inner>, id: &str, gone: &Proc) {
         inv.lead_declined.clear();
         let serial = inv.serial;
         let targets = remaining(inv);
+        // invitees on other nodes take no part: their servers end their
+        // joins on this event
+        let remote: Vec<Proc> = inv.remote.iter().cloned().collect();
+        inv.remote_accepted.clear();
+        inv.dropped.extend(remote);
         let weak = Arc::downgrade(inner);
         let (gid, who) = (id.to_owned(), gone.clone());
         st.timer.at(

@@ -40,6 +40,7 @@ mod invite;
 mod invite_decide;
 mod invite_election;
 mod jobinfo;
+mod remote_invite;
 mod leave;
 mod span;
 mod store;
@@ -49,6 +50,7 @@ pub(crate) use destruct::destruct;
 pub(crate) use election::decide;
 pub(crate) use invite::{invite, join};
 pub(crate) use invite_decide::replace;
+pub(crate) use remote_invite::host_event;
 pub(crate) use leave::leave;
 
 use std::sync::Arc;

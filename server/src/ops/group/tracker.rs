@@ -59,6 +59,9 @@ pub(crate) struct GroupTracker {
     pub(crate) pending: BTreeMap<String, Pending>,
     /// Invitations under way by id (`invite.rs`).
     pub(crate) invites: BTreeMap<String, super::invite::Invitation>,
+    /// Invitations led on other nodes to local processes, by id
+    /// (`remote_invite.rs`).
+    pub(crate) remote_invites: BTreeMap<String, super::remote_invite::RemoteInvite>,
     /// Constructs whose leader died, waiting for a claimant, by id
     /// (`election.rs`).
     pub(crate) elections: BTreeMap<String, super::election::Election>,
@@ -74,6 +77,7 @@ impl Default for GroupTracker {
             live: BTreeMap::new(),
             pending: BTreeMap::new(),
             invites: BTreeMap::new(),
+            remote_invites: BTreeMap::new(),
             elections: BTreeMap::new(),
             next_context_id: 1,
             next_serial: 0,
