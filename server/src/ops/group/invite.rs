@@ -15,8 +15,8 @@
 //! leader and every accepted invitee with `PMIX_ERR_TIMEOUT`. A leader that
 //! dies opens an election among the invitees (`invite_election.rs`): an
 //! accepted invitee may claim the lead, else the invitation ends.
-//! Invitation members are local
-//! processes (an invitee on another node is refused: `NOT_SUPPORTED`).
+//! An invitee on another node hears the events through the host and joins
+//! at its own server (`remote_invite.rs`).
 //! The leader's handlers decide on each event it hears before the
 //! invitation completes (`invite_decide.rs`).
 
