@@ -383,12 +383,7 @@ fn invite_leader(c: &Client, claim: bool) {
     match c.group_join("ic", &leader, true, &[limit]) {
         Err(e) => println!("failed {} {}", e.status().0, now_ms()),
         Ok(x) => {
-            println!(
-                "joined {} {} {}",
-                x.status.0,
-                members(&x.results),
-                now_ms()
-            );
+            println!("joined {} {} {}", x.status.0, members(&x.results), now_ms());
             c.group_destruct("ic", &[info(attrs::TIMEOUT, Value::Int32(10))])
                 .unwrap_or_else(|e| fail(format!("destruct: {e}")));
             println!("ok destructed");
@@ -410,12 +405,7 @@ fn replace(c: &Client) {
     let outcome = |r: pmix_core::Result<pmix_client::GroupConstructed>| match r {
         Err(e) => println!("failed {} {}", e.status().0, now_ms()),
         Ok(x) => {
-            println!(
-                "joined {} {} {}",
-                x.status.0,
-                members(&x.results),
-                now_ms()
-            );
+            println!("joined {} {} {}", x.status.0, members(&x.results), now_ms());
             c.group_destruct("rp", &[info(attrs::TIMEOUT, Value::Int32(10))])
                 .unwrap_or_else(|e| fail(format!("destruct: {e}")));
             println!("ok destructed");
@@ -496,8 +486,12 @@ fn notify_abort(c: &Client) {
         rx.recv_timeout(Duration::from_secs(10))
             .unwrap_or_else(|_| fail("no acceptance".into()));
         let id = info(attrs::GROUP_ID, Value::String("na".into()));
-        c.notify_event(Status::GROUP_CONSTRUCT_ABORT, pmix_core::DataRange::LOCAL, &[id])
-            .unwrap_or_else(|e| fail(format!("notify: {e}")));
+        c.notify_event(
+            Status::GROUP_CONSTRUCT_ABORT,
+            pmix_core::DataRange::LOCAL,
+            &[id],
+        )
+        .unwrap_or_else(|e| fail(format!("notify: {e}")));
         match orx.recv_timeout(Duration::from_secs(5)) {
             Ok(st) => println!("failed {st}"),
             Err(_) => println!("invite not over"),
@@ -527,7 +521,10 @@ fn notify_abort(c: &Client) {
         } else {
             let _ = arx.recv_timeout(Duration::from_secs(5));
             let r = c.group_join("na", &leader, true, &[limit]);
-            println!("late join {}", r.map_or_else(|e| e.status().0, |x| x.status.0));
+            println!(
+                "late join {}",
+                r.map_or_else(|e| e.status().0, |x| x.status.0)
+            );
         }
     }
     std::thread::sleep(Duration::from_millis(300));

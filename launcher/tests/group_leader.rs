@@ -149,20 +149,30 @@ fn nobody_claims_the_lead_every_participant_hears_leader_selected_with_an_error_
         assert!(o.status.success(), "{}", text(o));
         assert!(!text(o).contains("FAIL"), "{}", text(o));
         let t = text(o);
-        let errs: Vec<&str> = t
-            .lines()
-            .filter(|l| l.starts_with("selecterr "))
-            .collect();
-        assert_eq!(errs.len(), 1, "one LEADER_SELECTED without leader: {}", text(o));
+        let errs: Vec<&str> = t.lines().filter(|l| l.starts_with("selecterr ")).collect();
+        assert_eq!(
+            errs.len(),
+            1,
+            "one LEADER_SELECTED without leader: {}",
+            text(o)
+        );
         let e = line(o, "selecterr").unwrap();
         assert_eq!(e[0], lost, "{}", text(o));
         let heard = e[1].parse::<u128>().unwrap().saturating_sub(died);
         eprintln!("PMIX_GROUP_LEADER_SELECTED (no leader) {heard} ms after the SIGKILL");
-        assert!(heard < 2000, "heard {heard} ms after the death: {}", text(o));
+        assert!(
+            heard < 2000,
+            "heard {heard} ms after the death: {}",
+            text(o)
+        );
         let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(f[0], lost, "{}", text(o));
         let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
-        assert!(after < 2000, "failed {after} ms after the death: {}", text(o));
+        assert!(
+            after < 2000,
+            "failed {after} ms after the death: {}",
+            text(o)
+        );
         assert!(!text(o).contains("selected Some"), "{}", text(o));
     }
     assert!(server.groups().is_empty());
@@ -303,7 +313,11 @@ fn an_invitee_that_accepted_claims_the_lead_after_the_inviting_leader_died() {
         assert_eq!(s[0], "Some(1)", "{}", text(o));
         let heard = s[1].parse::<u128>().unwrap().saturating_sub(died);
         eprintln!("PMIX_GROUP_LEADER_SELECTED on the invite path {heard} ms after the SIGKILL");
-        assert!(heard < 2000, "selected {heard} ms after the death: {}", text(o));
+        assert!(
+            heard < 2000,
+            "selected {heard} ms after the death: {}",
+            text(o)
+        );
         let j = line(o, "joined").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(
             j[0],
@@ -329,7 +343,11 @@ fn nobody_claims_the_lead_of_an_invitation_every_invitee_hears_it_and_the_joins_
         let e = line(o, "selecterr").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(e[0], lost, "{}", text(o));
         let heard = e[1].parse::<u128>().unwrap().saturating_sub(died);
-        assert!(heard < 2000, "heard {heard} ms after the death: {}", text(o));
+        assert!(
+            heard < 2000,
+            "heard {heard} ms after the death: {}",
+            text(o)
+        );
         let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
         // the accepted joins end with the error; a late join finds no invitation
         let want = if i < 2 {
@@ -340,7 +358,11 @@ fn nobody_claims_the_lead_of_an_invitation_every_invitee_hears_it_and_the_joins_
         assert_eq!(f[0], want, "{}", text(o));
         let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
         eprintln!("invitation over {after} ms after the leader's SIGKILL");
-        assert!(after < 2000, "ended {after} ms after the death: {}", text(o));
+        assert!(
+            after < 2000,
+            "ended {after} ms after the death: {}",
+            text(o)
+        );
     }
     assert!(server.groups().is_empty());
 }

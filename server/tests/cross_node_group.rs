@@ -69,8 +69,7 @@ fn member(c: &Client, other: &str) {
 }
 
 fn outcome(x: &pmix_client::GroupConstructed) -> String {
-    let members = match pmix_core::info::find(&x.results, attrs::GROUP_MEMBERSHIP)
-        .map(|i| &i.value)
+    let members = match pmix_core::info::find(&x.results, attrs::GROUP_MEMBERSHIP).map(|i| &i.value)
     {
         Some(Value::DataArray(a)) => a
             .procs()
@@ -246,8 +245,14 @@ fn members_read_the_job_level_info_of_a_namespace_only_the_other_node_holds() {
     let ja = next(&rx, &mut kept, "a", &["JOBINFO"]);
     let jb = next(&rx, &mut kept, "b", &["JOBINFO"]);
     println!("a: {ja}\nb: {jb}");
-    assert!(ja.starts_with("JOBINFO max=Uint32(5) size=Uint32(1) "), "{ja}");
-    assert!(jb.starts_with("JOBINFO max=Uint32(3) size=Uint32(1) "), "{jb}");
+    assert!(
+        ja.starts_with("JOBINFO max=Uint32(5) size=Uint32(1) "),
+        "{ja}"
+    );
+    assert!(
+        jb.starts_with("JOBINFO max=Uint32(3) size=Uint32(1) "),
+        "{jb}"
+    );
     // a key that describes the other node, not the job, stays there
     assert!(!ja.contains("local=String"), "{ja}");
     for tag in ["a", "b"] {

@@ -32,6 +32,8 @@ struct Node {
 
 /// The nodes' parts of one connect that wait for the others.
 type Pending = Vec<(usize, Completion<ConnectOutcome>)>;
+/// One node's part of a fence: the node, its blob, its completion.
+type FencePart = (usize, Vec<u8>, Completion<Vec<u8>>);
 /// A connect across nodes: the qualified participant set and the id.
 type ConnectKey = (Vec<Proc>, Option<String>);
 
@@ -44,7 +46,7 @@ pub struct Rm {
     /// Connects waiting for other nodes, by (qualified set, connect id).
     pending: Mutex<BTreeMap<ConnectKey, Pending>>,
     /// Fences waiting for other nodes, by qualified participant set.
-    fences: Mutex<BTreeMap<Vec<Proc>, Vec<(usize, Vec<u8>, Completion<Vec<u8>>)>>>,
+    fences: Mutex<BTreeMap<Vec<Proc>, Vec<FencePart>>>,
     groups: Mutex<u32>,
     /// (qualified publisher, key, value, range).
     published: Mutex<Vec<(Proc, String, Value, DataRange)>>,
@@ -231,7 +233,10 @@ impl Rm {
             let mut fences = self.fences.lock().unwrap();
             let waiting = fences.entry(set.clone()).or_default();
             waiting.push((node, data, done));
-            if needed.iter().all(|n| waiting.iter().any(|(w, _, _)| w == n)) {
+            if needed
+                .iter()
+                .all(|n| waiting.iter().any(|(w, _, _)| w == n))
+            {
                 fences.remove(&set).unwrap()
             } else {
                 return;

@@ -80,7 +80,12 @@ pub(crate) struct Election {
 pub(super) fn start(inner: &Arc<Inner>, mut ep: Episode<ReplyTo>, gone: Proc, id: String) {
     ep.contributed.retain(|(p, _)| *p != gone);
     // every local participant hears it, those that have not called yet too
-    let participants: Vec<Proc> = ep.expected.iter().filter(|p| **p != gone).cloned().collect();
+    let participants: Vec<Proc> = ep
+        .expected
+        .iter()
+        .filter(|p| **p != gone)
+        .cloned()
+        .collect();
     if participants.is_empty() {
         inner.state.lock().groups.pending.remove(&id);
         return;
@@ -208,7 +213,13 @@ fn no_leader(inner: &Arc<Inner>, el: &Election) {
             crate::collective::Kind::GroupConstruct(id) => id.clone(),
             _ => String::new(),
         };
-        let all: Vec<Proc> = el.ep.expected.iter().filter(|p| **p != el.gone).cloned().collect();
+        let all: Vec<Proc> = el
+            .ep
+            .expected
+            .iter()
+            .filter(|p| **p != el.gone)
+            .cloned()
+            .collect();
         events::no_leader_selected(inner, &id, &e, all);
     }
     finish(&el.ep, &Reply::error(&e));
@@ -250,17 +261,13 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
         return to.send_status(Ok(()));
     }
     let Some(el) = st.groups.elections.get_mut(&id) else {
-        let leader = st
-            .groups
-            .pending
-            .get(&id)
-            .and_then(|p| {
-                p.parts
-                    .iter()
-                    .find(|(_, part)| part.leader)
-                    .map(|(who, _)| who.clone())
-                    .or_else(|| p.claimed.clone())
-            });
+        let leader = st.groups.pending.get(&id).and_then(|p| {
+            p.parts
+                .iter()
+                .find(|(_, part)| part.leader)
+                .map(|(who, _)| who.clone())
+                .or_else(|| p.claimed.clone())
+        });
         drop(guard);
         if what != decision::LEADER {
             return to.send_status(Ok(()));

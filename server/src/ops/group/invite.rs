@@ -27,9 +27,9 @@ use pmix_core::proto::connect::rank_map;
 use pmix_core::proto::Reply;
 use pmix_core::{attrs, DataArray, DataRange, Error, Info, Proc, Rank, Status, Value};
 
-use super::{invite_decide, invite_election, remote_invite};
 use super::tracker::{Part, Pending};
 use super::{check_id, group_info, register, with_context_id};
+use super::{invite_decide, invite_election, remote_invite};
 use crate::directives;
 use crate::inner::Inner;
 use crate::link::ReplyTo;
@@ -80,8 +80,7 @@ impl Invitation {
     }
 
     pub(super) fn answered(&self) -> bool {
-        self.accepted.len() + self.remote_accepted.len() + self.dropped.len()
-            >= self.invitees.len()
+        self.accepted.len() + self.remote_accepted.len() + self.dropped.len() >= self.invitees.len()
     }
 
     pub(super) fn has_answered(&self, p: &Proc) -> bool {

@@ -83,7 +83,7 @@ pub(super) fn decide(
 ) -> Result<(), ReplyTo> {
     let me = to.proc().clone();
     enum Step {
-        Abort(Invitation),
+        Abort(Box<Invitation>),
         Complete,
         Wait,
     }
@@ -95,7 +95,10 @@ pub(super) fn decide(
                     inv.awaiting = inv.awaiting.saturating_sub(1);
                 }
                 if what == decision::ABORT {
-                    st.groups.invites.remove(id).map_or(Step::Wait, Step::Abort)
+                    st.groups
+                        .invites
+                        .remove(id)
+                        .map_or(Step::Wait, |i| Step::Abort(Box::new(i)))
                 } else if inv.ready() {
                     Step::Complete
                 } else {
@@ -148,7 +151,7 @@ pub(crate) fn replace(inner: &Arc<Inner>, to: ReplyTo, id: String, procs: Vec<Pr
         let reg = &st.registry;
         match st.groups.invites.get_mut(&id) {
             Some(inv) if inv.leader == me && !inv.electing => {
-                rank_map(&procs, |ns| reg.sizes(ns).map(|(_, n)| n)).and_then(|all| {
+                rank_map(&procs, |ns| reg.sizes(ns).map(|(_, n)| n)).map(|all| {
                     let mut fresh: Vec<Proc> = Vec::new();
                     for p in all {
                         if p != me && !inv.invitees.contains(&p) && !fresh.contains(&p) {
@@ -176,7 +179,7 @@ pub(crate) fn replace(inner: &Arc<Inner>, to: ReplyTo, id: String, procs: Vec<Pr
                             .filter(|p| !inv.dropped.contains(*p))
                             .cloned(),
                     );
-                    Ok((fresh, proposed, dead))
+                    (fresh, proposed, dead)
                 })
             }
             _ => Err(Error::with_context(

@@ -135,7 +135,11 @@ pub(super) fn check_over(inner: &Arc<Inner>, id: &str) {
 }
 
 fn no_leader(inner: &Arc<Inner>, id: &str, inv: &Invitation) {
-    let gone = inv.past_leaders.last().cloned().unwrap_or_else(|| inv.leader.clone());
+    let gone = inv
+        .past_leaders
+        .last()
+        .cloned()
+        .unwrap_or_else(|| inv.leader.clone());
     let e = Error::with_context(
         Status::ERR_LOST_CONNECTION,
         format!(
@@ -160,8 +164,8 @@ pub(super) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: &str, what: u8) -> Res
     enum Step {
         Claimed(Vec<Proc>, bool),
         Refused(Error),
-        Abort(Invitation),
-        NoLeader(Invitation),
+        Abort(Box<Invitation>),
+        NoLeader(Box<Invitation>),
         Noted,
     }
     let step = {
@@ -183,7 +187,10 @@ pub(super) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: &str, what: u8) -> Res
                 Step::Noted
             }
         } else if what == decision::ABORT {
-            st.groups.invites.remove(id).map_or(Step::Noted, Step::Abort)
+            st.groups
+                .invites
+                .remove(id)
+                .map_or(Step::Noted, |i| Step::Abort(Box::new(i)))
         } else if what == decision::LEADER {
             match inv.accepted.iter().position(|(p, _, _)| *p == me) {
                 Some(i) => {
@@ -216,7 +223,10 @@ pub(super) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: &str, what: u8) -> Res
         } else {
             inv.lead_declined.insert(me.clone());
             if nobody_left(inv) {
-                st.groups.invites.remove(id).map_or(Step::Noted, Step::NoLeader)
+                st.groups
+                    .invites
+                    .remove(id)
+                    .map_or(Step::Noted, |i| Step::NoLeader(Box::new(i)))
             } else {
                 Step::Noted
             }

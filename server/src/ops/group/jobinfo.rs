@@ -50,9 +50,7 @@ pub(crate) fn local_jobs(inner: &Inner, members: &[Proc]) -> BTreeMap<String, En
         members
             .iter()
             .map(|p| p.nspace.as_str())
-            .filter(|ns| {
-                pmix_core::Nspace::new(*ns).is_ok_and(|n| st.registry.sizes(&n).is_some())
-            })
+            .filter(|ns| pmix_core::Nspace::new(*ns).is_ok_and(|n| st.registry.sizes(&n).is_some()))
             .collect()
     };
     let store = inner.store.lock();

@@ -40,8 +40,8 @@ mod invite;
 mod invite_decide;
 mod invite_election;
 mod jobinfo;
-mod remote_invite;
 mod leave;
+mod remote_invite;
 mod span;
 mod store;
 pub(crate) mod tracker;
@@ -50,8 +50,8 @@ pub(crate) use destruct::destruct;
 pub(crate) use election::decide;
 pub(crate) use invite::{invite, join};
 pub(crate) use invite_decide::replace;
-pub(crate) use remote_invite::host_event;
 pub(crate) use leave::leave;
+pub(crate) use remote_invite::host_event;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -177,8 +177,7 @@ pub(crate) fn construct(
         p.notify_termination |= directives::flag(&info, attrs::GROUP_NOTIFY_TERMINATION);
         let part = Part {
             order: procs.clone(),
-            leader: directives::flag(&info, attrs::GROUP_LEADER)
-                || p.claimed.as_ref() == Some(&me),
+            leader: directives::flag(&info, attrs::GROUP_LEADER) || p.claimed.as_ref() == Some(&me),
             info: group_info(&info),
         };
         let had = p.parts.insert(me.clone(), part).is_some();

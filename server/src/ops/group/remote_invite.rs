@@ -56,15 +56,14 @@ pub(crate) struct RemoteInvite {
 /// Passes the event `status` from `source` (its `info` holds the CUSTOM
 /// range) to the host for the targets on other nodes, naming only them.
 pub(super) fn forward(inner: &Arc<Inner>, status: Status, source: &Proc, info: &[Info]) {
-    let targets: Vec<Proc> = match pmix_core::info::find(info, attrs::EVENT_CUSTOM_RANGE)
-        .map(|i| &i.value)
-    {
-        Some(Value::DataArray(a)) => a
-            .procs()
-            .map(|v| v.into_iter().cloned().collect())
-            .unwrap_or_default(),
-        _ => return,
-    };
+    let targets: Vec<Proc> =
+        match pmix_core::info::find(info, attrs::EVENT_CUSTOM_RANGE).map(|i| &i.value) {
+            Some(Value::DataArray(a)) => a
+                .procs()
+                .map(|v| v.into_iter().cloned().collect())
+                .unwrap_or_default(),
+            _ => return,
+        };
     let remote: Vec<Proc> = {
         let st = inner.state.lock();
         targets
@@ -256,8 +255,8 @@ fn completed(inner: &Arc<Inner>, leader: &Proc, id: &str, info: &[Info]) {
     };
     let Some(r) = r else { return };
     let members = procs_of(info, attrs::GROUP_MEMBERSHIP);
-    let context_id = pmix_core::info::find(info, attrs::GROUP_CONTEXT_ID)
-        .and_then(|i| i.value.to_u64().ok());
+    let context_id =
+        pmix_core::info::find(info, attrs::GROUP_CONTEXT_ID).and_then(|i| i.value.to_u64().ok());
     let partial = matches!(
         pmix_core::info::find(info, attrs::LOCAL_COLLECTIVE_STATUS).map(|i| &i.value),
         Some(Value::Status(s)) if *s == Status::ERR_PARTIAL_SUCCESS
@@ -293,7 +292,10 @@ fn ended(inner: &Arc<Inner>, source: &Proc, id: &str, status: Status) {
     let e = if status == Status::GROUP_CONSTRUCT_ABORT {
         Error::with_context(
             Status::GROUP_CONSTRUCT_ABORT,
-            format!("group invite {id:?}: aborted (rank {} of {})", source.rank.0, source.nspace),
+            format!(
+                "group invite {id:?}: aborted (rank {} of {})",
+                source.rank.0, source.nspace
+            ),
         )
     } else {
         Error::with_context(

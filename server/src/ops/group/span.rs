@@ -127,7 +127,10 @@ mod tests {
         assert_eq!(contributors(&merged), vec![proc("x", 0), proc("x", 1)]);
         assert!(merged.assign_context_id && merged.notify_termination);
         assert!(merged.parts[&proc("x", 0)].leader);
-        assert_eq!(merged.jobs["y"], vec![("pmix.job.size".to_owned(), vec![1, 2])]);
+        assert_eq!(
+            merged.jobs["y"],
+            vec![("pmix.job.size".to_owned(), vec![1, 2])]
+        );
         assert!(merge(&mut merged, &[1, 2, 3]).is_err());
     }
 }
