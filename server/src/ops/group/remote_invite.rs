@@ -189,7 +189,12 @@ pub(super) fn join(
                 if accept {
                     r.joins.push((me.clone(), to.clone()));
                 }
-                Ok(r.leader.clone())
+                let leader = r.leader.clone();
+                if r.joins.is_empty() && r.answered.len() >= r.invitees.len() {
+                    // every local invitee declined: nothing here waits
+                    st.groups.remote_invites.remove(id);
+                }
+                Ok(leader)
             }
             None => Err(Error::with_context(
                 Status::ERR_NOT_FOUND,
