@@ -19,8 +19,8 @@ use std::sync::{Arc, Weak};
 
 use pmix_core::event::{EventMsg, Outcome};
 use pmix_core::proto::group::decision;
-use pmix_core::proto::Request;
-use pmix_core::{attrs, Info, Status, Value};
+use pmix_core::proto::{caps, Request};
+use pmix_core::{attrs, Info, Proc, Status, Value};
 
 use crate::Inner;
 
@@ -46,6 +46,59 @@ pub(crate) fn decision_of(results: &[Info]) -> u8 {
     }
 }
 
+/// The replacements the inviting leader's handler asked for: the procs of
+/// a `PMIX_GROUP_ADD_MEMBERS` result (an array of procs, or one proc) on
+/// `PMIX_GROUP_INVITE_DECLINED` or `PMIX_GROUP_INVITE_FAILED`, when the
+/// server takes them.
+fn replacements(server_caps: u64, event: Status, results: &[Info]) -> Option<Vec<Proc>> {
+    if server_caps & caps::GROUP_LEADER_ACTIONS == 0
+        || (event != Status::GROUP_INVITE_DECLINED && event != Status::GROUP_INVITE_FAILED)
+    {
+        return None;
+    }
+    let procs: Vec<Proc> = results
+        .iter()
+        .filter(|i| i.key == attrs::GROUP_ADD_MEMBERS)
+        .flat_map(|i| match &i.value {
+            Value::DataArray(a) => a
+                .procs()
+                .map(|v| v.into_iter().cloned().collect())
+                .unwrap_or_default(),
+            Value::Proc(p) => vec![p.clone()],
+            _ => Vec::new(),
+        })
+        .collect();
+    (!procs.is_empty()).then_some(procs)
+}
+
+/// The leader of an invitation under way notified
+/// `PMIX_GROUP_CONSTRUCT_ABORT` naming it (`PMIX_GROUP_ID`): the draft's
+/// "the leader may elect to abort the procedure ... by generating an event
+/// for the abort code". The library hands it to the server instead of
+/// routing the event itself: the server ends the invitation (the invite
+/// and every accepted join return `PMIX_GROUP_CONSTRUCT_ABORT`) and raises
+/// the event at every invitee, whatever range the notify named. `true`
+/// when it did so.
+pub(crate) fn leader_abort(inner: &Inner, status: Status, info: &[Info]) -> bool {
+    if status != Status::GROUP_CONSTRUCT_ABORT || inner.caps & caps::GROUP_LEADER_ACTIONS == 0 {
+        return false;
+    }
+    let Some(id) = pmix_core::info::find(info, attrs::GROUP_ID)
+        .and_then(|i| i.value.as_str().ok().map(str::to_owned))
+    else {
+        return false;
+    };
+    if !inner.led_invites.lock().contains(&id) {
+        return false;
+    }
+    let req = Request::GroupDecide {
+        id,
+        event: status,
+        decision: decision::ABORT,
+    };
+    inner.conn.post(&req).is_ok()
+}
+
 /// Installs the decision step of `inner`'s event machinery.
 pub(crate) fn install(inner: &Arc<Inner>) {
     let Some(ev) = &inner.events else {
@@ -61,6 +114,14 @@ pub(crate) fn install(inner: &Arc<Inner>) {
         else {
             return;
         };
+        if let Some(procs) = replacements(inner.caps, msg.status, &o.results) {
+            // before the decision: the invitation must not complete first
+            let req = Request::GroupReplace {
+                id: id.clone(),
+                procs,
+            };
+            inner.conn.send(&req, Box::new(|_| {}));
+        }
         let req = Request::GroupDecide {
             id,
             event: msg.status,

@@ -294,9 +294,14 @@ impl Client {
         };
         let inner = std::sync::Arc::clone(&self.inner);
         let id = id.to_owned();
-        self.inner
-            .conn
-            .send(&req, Box::new(move |r| done(constructed(&inner, &id, r))));
+        leading(&self.inner, &id, true);
+        self.inner.conn.send(
+            &req,
+            Box::new(move |r| {
+                leading(&inner, &id, false);
+                done(constructed(&inner, &id, r));
+            }),
+        );
     }
 
     /// `PMIx_Group_invite`: [`group_invite_nb`](Self::group_invite_nb),
@@ -320,11 +325,13 @@ impl Client {
             procs: group::translate(&self.inner, procs),
             info: info.to_vec(),
         };
+        leading(&self.inner, id, true);
         let r = self
             .inner
             .conn
-            .request(&req, deadline.map(|d| d + SERVER_GRACE))?;
-        constructed(&self.inner, id, r)
+            .request(&req, deadline.map(|d| d + SERVER_GRACE));
+        leading(&self.inner, id, false);
+        constructed(&self.inner, id, r?)
     }
 
     /// `PMIx_Group_join_nb`: answers the invitation to group `id` from
@@ -376,6 +383,16 @@ impl Client {
             .conn
             .request(&req, deadline.map(|d| d + SERVER_GRACE))?;
         joined(&self.inner, id, accept, r)
+    }
+}
+
+/// Records (`on`) or forgets that this process leads invitation `id`.
+fn leading(inner: &Inner, id: &str, on: bool) {
+    let mut led = inner.led_invites.lock();
+    if on {
+        led.push(id.to_owned());
+    } else if let Some(i) = led.iter().position(|l| l == id) {
+        led.swap_remove(i);
     }
 }
 

@@ -218,6 +218,9 @@ pub(crate) struct Inner {
     pub(crate) rings: Vec<OnceLock<Ring>>,
     /// This process's live connects (`connect.rs`).
     pub(crate) connects: Mutex<Vec<connect::Record>>,
+    /// The group ids of the invitations this process leads and that are
+    /// under way (`group_decide::leader_abort`).
+    pub(crate) led_invites: Mutex<Vec<String>>,
     /// IO forwarding handlers (`iof.rs`).
     pub(crate) iof: Arc<iof::IofHandlers>,
 }
@@ -397,6 +400,7 @@ impl Client {
                 events,
                 rings,
                 connects: Mutex::new(Vec::new()),
+                led_invites: Mutex::new(Vec::new()),
                 iof: Arc::default(),
             }),
         };
@@ -719,6 +723,9 @@ impl Client {
     /// range other than CUSTOM; `PMIX_ERR_OUT_OF_RESOURCE` when a target's
     /// ring stayed full; the host's status for `RM`.
     pub fn notify_event(&self, status: Status, range: DataRange, info: &[Info]) -> Result<()> {
+        if group_decide::leader_abort(&self.inner, status, info) {
+            return Ok(());
+        }
         event::notify(&self.inner, status, range, info, None)
     }
 

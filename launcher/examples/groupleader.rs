@@ -19,6 +19,15 @@
 //!   `abort event from Some(2)` when the `PMIX_GROUP_CONSTRUCT_ABORT` event
 //!   arrives.
 //!
+//! - `lateclaim`: ranks 1 and 2 decide nothing; rank 3 waits (at most
+//!   3 s) for `PMIX_GROUP_LEADER_FAILED` before it calls construct
+//!   (printing `heard before calling <unix-ms>`), claims the lead from
+//!   its handler, waits 200 ms and calls; output as in `claim`.
+//! - `noclaim`: nobody claims; rank 3 waits for the event as in
+//!   `lateclaim`. Every one prints `selecterr <status> <unix-ms>` for the
+//!   `PMIX_GROUP_LEADER_SELECTED` without a leader (its
+//!   `PMIX_LOCAL_COLLECTIVE_STATUS`) and `failed <status> <unix-ms>`.
+//!
 //! `goon` and `memberabort` (4 ranks): a member's death decided by the
 //! leader. Rank 3 SIGKILLs itself 300 ms in without calling construct
 //! (printing `dying <unix-ms>`); ranks 0 (declared `PMIX_GROUP_LEADER`),
@@ -81,7 +90,20 @@ fn die() -> ! {
     fail("still alive".into())
 }
 
-fn scenario(c: &Client, abort: bool) {
+/// What the participants of the leader-death scenarios do.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// Ranks 1 and 2 claim the lead.
+    Claim,
+    /// Rank 2 aborts.
+    Abort,
+    /// Only rank 3, which has not called construct yet, claims.
+    LateClaim,
+    /// Nobody claims.
+    NoClaim,
+}
+
+fn scenario(c: &Client, mode: Mode) {
     let me = c.proc().clone();
     let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
     let limit = info(attrs::TIMEOUT, Value::Int32(20));
@@ -91,10 +113,16 @@ fn scenario(c: &Client, abort: bool) {
         std::thread::sleep(Duration::from_millis(300));
         die();
     }
-    let claims = !abort && me.rank.0 != 3;
-    let aborts = abort && me.rank.0 == 2;
+    let claims = match mode {
+        Mode::Claim => me.rank.0 != 3,
+        Mode::LateClaim => me.rank.0 == 3,
+        Mode::Abort | Mode::NoClaim => false,
+    };
+    let aborts = mode == Mode::Abort && me.rank.0 == 2;
+    let (heard_tx, heard_rx) = std::sync::mpsc::sync_channel::<u128>(4);
     c.register_event_handler(&[Status::GROUP_LEADER_FAILED], &[], move |e, done| {
         println!("leader failed {:?}", affected(e.info));
+        let _ = heard_tx.try_send(now_ms());
         if aborts {
             done.done(Status::GROUP_CONSTRUCT_ABORT, vec![]);
         } else if claims {
@@ -108,7 +136,18 @@ fn scenario(c: &Client, abort: bool) {
     let selected = Arc::new(Mutex::new(Vec::<(Option<u32>, u128)>::new()));
     let s2 = Arc::clone(&selected);
     c.register_event_handler(&[Status::GROUP_LEADER_SELECTED], &[], move |e, done| {
-        s2.lock().unwrap().push((affected(e.info), now_ms()));
+        let who = affected(e.info);
+        if who.is_none() {
+            // nobody claimed: the status says why
+            let st = match pmix_core::info::find(e.info, attrs::LOCAL_COLLECTIVE_STATUS)
+                .map(|i| &i.value)
+            {
+                Some(Value::Status(s)) => s.0,
+                _ => 0,
+            };
+            println!("selecterr {st} {}", now_ms());
+        }
+        s2.lock().unwrap().push((who, now_ms()));
         done.done(Status::SUCCESS, vec![]);
     })
     .unwrap_or_else(|e| fail(format!("register: {e}")));
@@ -118,8 +157,17 @@ fn scenario(c: &Client, abort: bool) {
     })
     .unwrap_or_else(|e| fail(format!("register: {e}")));
     if me.rank.0 == 3 {
-        // arrives after the leader's death
-        std::thread::sleep(Duration::from_millis(800));
+        if matches!(mode, Mode::LateClaim | Mode::NoClaim) {
+            // it has not called construct: it hears the death as an event
+            match heard_rx.recv_timeout(Duration::from_secs(3)) {
+                Ok(at) => println!("heard before calling {at}"),
+                Err(_) => println!("never heard before calling"),
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        } else {
+            // arrives after the leader's death
+            std::thread::sleep(Duration::from_millis(800));
+        }
     }
     match c.group_construct("nl", &all, &[limit]) {
         Err(e) => {
@@ -255,6 +303,233 @@ fn invite_abort(c: &Client) {
     std::thread::sleep(Duration::from_millis(300));
 }
 
+/// `inviteclaim` and `invitenoclaim` (4 ranks): rank 0 invites 1, 2, 3
+/// into "ic" (`_nb`) and SIGKILLs itself (printing `dying <unix-ms>`) once
+/// ranks 1 and 2 accepted (blocking joins). Rank 3 answers only after it
+/// heard `PMIX_GROUP_LEADER_SELECTED` (at most 4 s), accepting with the
+/// leader's rank `WILDCARD`. In `inviteclaim` rank 1's
+/// `PMIX_GROUP_LEADER_FAILED` handler claims the lead; in `invitenoclaim`
+/// nobody does. Each prints `leader failed <rank>`, `selected Some(<rank>)
+/// <unix-ms>` or `selecterr <status> <unix-ms>`, and `joined <status>
+/// <ranks> <unix-ms>` or `failed <status> <unix-ms>`; the members of a
+/// group made destruct it.
+fn invite_leader(c: &Client, claim: bool) {
+    let me = c.proc().clone();
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    if me.rank.0 == 0 {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(4);
+        c.register_event_handler(&[Status::GROUP_INVITE_ACCEPTED], &[], move |_, done| {
+            let _ = tx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        // the invitees registered for PMIX_GROUP_INVITED before this
+        std::thread::sleep(Duration::from_millis(300));
+        let them: Vec<Proc> = (1..4)
+            .map(|r| Proc::from_parts(me.nspace.clone(), Rank(r)))
+            .collect();
+        c.group_invite_nb("ic", &them, &[limit], |_| {});
+        for _ in 0..2 {
+            rx.recv_timeout(Duration::from_secs(10))
+                .unwrap_or_else(|_| fail("no acceptance".into()));
+        }
+        die();
+    }
+    let claims = claim && me.rank.0 == 1;
+    c.register_event_handler(&[Status::GROUP_LEADER_FAILED], &[], move |e, done| {
+        println!("leader failed {:?}", affected(e.info));
+        if claims {
+            let lead = info(attrs::GROUP_LEADER, Value::Bool(true));
+            done.done(Status::SUCCESS, vec![lead]);
+        } else {
+            done.done(Status::SUCCESS, vec![]);
+        }
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    let (sel_tx, sel_rx) = std::sync::mpsc::sync_channel::<()>(4);
+    c.register_event_handler(&[Status::GROUP_LEADER_SELECTED], &[], move |e, done| {
+        match affected(e.info) {
+            Some(r) => println!("selected Some({r}) {}", now_ms()),
+            None => {
+                let st = match pmix_core::info::find(e.info, attrs::LOCAL_COLLECTIVE_STATUS)
+                    .map(|i| &i.value)
+                {
+                    Some(Value::Status(s)) => s.0,
+                    _ => 0,
+                };
+                println!("selecterr {st} {}", now_ms());
+            }
+        }
+        let _ = sel_tx.try_send(());
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+    c.register_event_handler(&[Status::GROUP_INVITED], &[], move |_, done| {
+        let _ = tx.try_send(());
+        done.done(Status::SUCCESS, vec![]);
+    })
+    .unwrap_or_else(|e| fail(format!("register: {e}")));
+    rx.recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| fail("never invited".into()));
+    let leader = if me.rank.0 == 3 {
+        if sel_rx.recv_timeout(Duration::from_secs(4)).is_err() {
+            println!("no leader selected event");
+        }
+        Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)
+    } else {
+        Proc::from_parts(me.nspace.clone(), Rank(0))
+    };
+    match c.group_join("ic", &leader, true, &[limit]) {
+        Err(e) => println!("failed {} {}", e.status().0, now_ms()),
+        Ok(x) => {
+            println!("joined {} {} {}", x.status.0, members(&x.results), now_ms());
+            c.group_destruct("ic", &[info(attrs::TIMEOUT, Value::Int32(10))])
+                .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+            println!("ok destructed");
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+/// `replace` (4 ranks): rank 0 invites 1 and 2 into "rp"; its
+/// `PMIX_GROUP_INVITE_DECLINED` handler returns `PMIX_GROUP_ADD_MEMBERS`
+/// naming rank 3. Rank 1 accepts, rank 2 declines 300 ms later; rank 3
+/// waits (at most 5 s) for `PMIX_GROUP_INVITED`, prints `invited
+/// <ranks>` (the proposed membership) and accepts. Each prints
+/// `joined <status> <ranks> <unix-ms>` (rank 0: its invite's) or
+/// `failed <status>`; the members destruct the group.
+fn replace(c: &Client) {
+    let me = c.proc().clone();
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    let outcome = |r: pmix_core::Result<pmix_client::GroupConstructed>| match r {
+        Err(e) => println!("failed {} {}", e.status().0, now_ms()),
+        Ok(x) => {
+            println!("joined {} {} {}", x.status.0, members(&x.results), now_ms());
+            c.group_destruct("rp", &[info(attrs::TIMEOUT, Value::Int32(10))])
+                .unwrap_or_else(|e| fail(format!("destruct: {e}")));
+            println!("ok destructed");
+        }
+    };
+    if me.rank.0 == 0 {
+        let ns = me.nspace.clone();
+        c.register_event_handler(&[Status::GROUP_INVITE_DECLINED], &[], move |e, done| {
+            println!("declined by {:?}", affected(e.info));
+            let other = Proc::from_parts(ns.clone(), Rank(3));
+            let add = info(
+                attrs::GROUP_ADD_MEMBERS,
+                Value::DataArray(Box::new(pmix_core::DataArray::from_procs(vec![other]))),
+            );
+            done.done(Status::SUCCESS, vec![add]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        std::thread::sleep(Duration::from_millis(300));
+        let them = [
+            Proc::from_parts(me.nspace.clone(), Rank(1)),
+            Proc::from_parts(me.nspace.clone(), Rank(2)),
+        ];
+        outcome(c.group_invite("rp", &them, &[limit]));
+    } else {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<String>(2);
+        c.register_event_handler(&[Status::GROUP_INVITED], &[], move |e, done| {
+            let _ = tx.try_send(members(e.info));
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        let wait = if me.rank.0 == 3 { 5 } else { 20 };
+        let proposed = rx
+            .recv_timeout(Duration::from_secs(wait))
+            .unwrap_or_else(|_| fail("never invited".into()));
+        println!("invited {proposed}");
+        let leader = Proc::from_parts(me.nspace.clone(), Rank(0));
+        if me.rank.0 == 2 {
+            std::thread::sleep(Duration::from_millis(300));
+            c.group_join("rp", &leader, false, &[])
+                .unwrap_or_else(|e| fail(format!("decline: {e}")));
+            if rx.recv_timeout(Duration::from_millis(500)).is_ok() {
+                fail("invited again after declining".into());
+            }
+        } else {
+            outcome(c.group_join("rp", &leader, true, &[limit]));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+/// `notifyabort` (3 ranks): rank 0 invites 1 and 2 into "na" (`_nb`);
+/// once rank 1 accepted (a blocking join) rank 0 calls
+/// `PMIx_Notify_event(PMIX_GROUP_CONSTRUCT_ABORT)` (range `LOCAL`, with
+/// `PMIX_GROUP_ID` "na") and prints `failed <status>` for its invite's
+/// outcome (`invite not over` if none within 5 s). Rank 1 prints `failed
+/// <status>` for its join; rank 2 waits (at most 5 s) for the abort event,
+/// then joins and prints `late join <status>`. Ranks 1 and 2 print `abort
+/// event from <rank>` for each `PMIX_GROUP_CONSTRUCT_ABORT` event.
+fn notify_abort(c: &Client) {
+    let me = c.proc().clone();
+    let limit = info(attrs::TIMEOUT, Value::Int32(20));
+    if me.rank.0 == 0 {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(2);
+        c.register_event_handler(&[Status::GROUP_INVITE_ACCEPTED], &[], move |_, done| {
+            let _ = tx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        std::thread::sleep(Duration::from_millis(300));
+        let them = [
+            Proc::from_parts(me.nspace.clone(), Rank(1)),
+            Proc::from_parts(me.nspace.clone(), Rank(2)),
+        ];
+        let (otx, orx) = std::sync::mpsc::sync_channel::<i32>(1);
+        c.group_invite_nb("na", &them, &[limit], move |r| {
+            let _ = otx.try_send(r.map_or_else(|e| e.status().0, |x| x.status.0));
+        });
+        rx.recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| fail("no acceptance".into()));
+        let id = info(attrs::GROUP_ID, Value::String("na".into()));
+        c.notify_event(
+            Status::GROUP_CONSTRUCT_ABORT,
+            pmix_core::DataRange::LOCAL,
+            &[id],
+        )
+        .unwrap_or_else(|e| fail(format!("notify: {e}")));
+        match orx.recv_timeout(Duration::from_secs(5)) {
+            Ok(st) => println!("failed {st}"),
+            Err(_) => println!("invite not over"),
+        }
+    } else {
+        let (atx, arx) = std::sync::mpsc::sync_channel::<()>(4);
+        c.register_event_handler(&[Status::GROUP_CONSTRUCT_ABORT], &[], move |e, done| {
+            println!("abort event from {:?}", affected(e.info));
+            let _ = atx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+        c.register_event_handler(&[Status::GROUP_INVITED], &[], move |_, done| {
+            let _ = tx.try_send(());
+            done.done(Status::SUCCESS, vec![]);
+        })
+        .unwrap_or_else(|e| fail(format!("register: {e}")));
+        rx.recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| fail("never invited".into()));
+        let leader = Proc::from_parts(me.nspace.clone(), Rank(0));
+        if me.rank.0 == 1 {
+            match c.group_join("na", &leader, true, &[limit]) {
+                Err(e) => println!("failed {}", e.status().0),
+                Ok(x) => fail(format!("join completed after the abort: {x:?}")),
+            }
+        } else {
+            let _ = arx.recv_timeout(Duration::from_secs(5));
+            let r = c.group_join("na", &leader, true, &[limit]);
+            println!(
+                "late join {}",
+                r.map_or_else(|e| e.status().0, |x| x.status.0)
+            );
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
 fn ft_fence(c: &Client) {
     let me = c.proc().clone();
     let all = [Proc::from_parts(me.nspace.clone(), Rank::WILDCARD)];
@@ -308,11 +583,17 @@ fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     let c = Client::init(&[]).unwrap_or_else(|e| fail(format!("init: {e}")));
     match which.as_str() {
-        "claim" => scenario(&c, false),
-        "abort" => scenario(&c, true),
+        "claim" => scenario(&c, Mode::Claim),
+        "abort" => scenario(&c, Mode::Abort),
+        "lateclaim" => scenario(&c, Mode::LateClaim),
+        "noclaim" => scenario(&c, Mode::NoClaim),
         "goon" => member_scenario(&c, false),
         "memberabort" => member_scenario(&c, true),
         "inviteabort" => invite_abort(&c),
+        "inviteclaim" => invite_leader(&c, true),
+        "replace" => replace(&c),
+        "notifyabort" => notify_abort(&c),
+        "invitenoclaim" => invite_leader(&c, false),
         "ftfence" => ft_fence(&c),
         "ftleave" => ft_leave(&c),
         s => fail(format!("unknown scenario {s:?}")),

@@ -103,6 +103,82 @@ fn a_participant_claims_the_lead_after_the_leader_died_and_the_construct_complet
 }
 
 #[test]
+fn a_participant_that_has_not_called_hears_the_leader_died_claims_and_the_construct_completes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "glate", "lateclaim");
+    let died = died_at(&outs[0]);
+    let heard = line(&outs[3], "heard").unwrap_or_else(|| panic!("{}", text(&outs[3])));
+    let after = heard[2].parse::<u128>().unwrap().saturating_sub(died);
+    eprintln!("PMIX_GROUP_LEADER_FAILED at a participant that had not called, {after} ms after the SIGKILL");
+    assert!(after < 2000, "heard {after} ms after the death");
+    for o in &outs[1..] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let c = line(o, "constructed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            c[0],
+            Status::ERR_PARTIAL_SUCCESS.0.to_string(),
+            "{}",
+            text(o)
+        );
+        assert_eq!(c[1], "1,2,3", "the dead leader is dropped: {}", text(o));
+        let t = text(o);
+        let sel: Vec<&str> = t
+            .lines()
+            .filter_map(|l| l.strip_prefix("selected "))
+            .collect();
+        assert_eq!(sel.len(), 1, "one PMIX_GROUP_LEADER_SELECTED: {}", text(o));
+        assert!(sel[0].starts_with("Some(3) "), "{}", text(o));
+        assert!(text(o).contains("ok destructed"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn nobody_claims_the_lead_every_participant_hears_leader_selected_with_an_error_and_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "gnone", "noclaim");
+    let died = died_at(&outs[0]);
+    assert!(
+        text(&outs[3]).contains("heard before calling"),
+        "{}",
+        text(&outs[3])
+    );
+    let lost = Status::ERR_LOST_CONNECTION.0.to_string();
+    for o in &outs[1..] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let t = text(o);
+        let errs: Vec<&str> = t.lines().filter(|l| l.starts_with("selecterr ")).collect();
+        assert_eq!(
+            errs.len(),
+            1,
+            "one LEADER_SELECTED without leader: {}",
+            text(o)
+        );
+        let e = line(o, "selecterr").unwrap();
+        assert_eq!(e[0], lost, "{}", text(o));
+        let heard = e[1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("PMIX_GROUP_LEADER_SELECTED (no leader) {heard} ms after the SIGKILL");
+        assert!(
+            heard < 2000,
+            "heard {heard} ms after the death: {}",
+            text(o)
+        );
+        let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(f[0], lost, "{}", text(o));
+        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        assert!(
+            after < 2000,
+            "failed {after} ms after the death: {}",
+            text(o)
+        );
+        assert!(!text(o).contains("selected Some"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
 fn a_handler_aborting_after_the_leader_died_fails_every_waiting_construct() {
     let tmp = tempfile::tempdir().unwrap();
     let (server, outs) = run(&tmp, "gabort", "abort");
@@ -221,6 +297,132 @@ fn the_inviting_leader_aborts_from_its_declined_handler_and_every_invitee_hears_
     for o in &outs[1..] {
         assert!(text(o).contains("abort event from Some(0)"), "{}", text(o));
     }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn an_invitee_that_accepted_claims_the_lead_after_the_inviting_leader_died() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "gicl", "inviteclaim");
+    let died = died_at(&outs[0]);
+    for o in &outs[1..] {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        assert!(text(o).contains("leader failed Some(0)"), "{}", text(o));
+        let s = line(o, "selected").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(s[0], "Some(1)", "{}", text(o));
+        let heard = s[1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("PMIX_GROUP_LEADER_SELECTED on the invite path {heard} ms after the SIGKILL");
+        assert!(
+            heard < 2000,
+            "selected {heard} ms after the death: {}",
+            text(o)
+        );
+        let j = line(o, "joined").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(
+            j[0],
+            Status::ERR_PARTIAL_SUCCESS.0.to_string(),
+            "{}",
+            text(o)
+        );
+        assert_eq!(j[1], "1,2,3", "the new leader first: {}", text(o));
+        assert!(text(o).contains("ok destructed"), "{}", text(o));
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn nobody_claims_the_lead_of_an_invitation_every_invitee_hears_it_and_the_joins_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "ginc", "invitenoclaim");
+    let died = died_at(&outs[0]);
+    let lost = Status::ERR_LOST_CONNECTION.0.to_string();
+    for (i, o) in outs[1..].iter().enumerate() {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        let e = line(o, "selecterr").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(e[0], lost, "{}", text(o));
+        let heard = e[1].parse::<u128>().unwrap().saturating_sub(died);
+        assert!(
+            heard < 2000,
+            "heard {heard} ms after the death: {}",
+            text(o)
+        );
+        let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        // the accepted joins end with the error; a late join finds no invitation
+        let want = if i < 2 {
+            lost.clone()
+        } else {
+            Status::ERR_NOT_FOUND.0.to_string()
+        };
+        assert_eq!(f[0], want, "{}", text(o));
+        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        eprintln!("invitation over {after} ms after the leader's SIGKILL");
+        assert!(
+            after < 2000,
+            "ended {after} ms after the death: {}",
+            text(o)
+        );
+    }
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn the_leaders_declined_handler_invites_a_replacement_that_accepts_and_the_group_completes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run(&tmp, "grep", "replace");
+    for o in &outs {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+    }
+    assert!(
+        text(&outs[0]).contains("declined by Some(2)"),
+        "{}",
+        text(&outs[0])
+    );
+    // the replacement hears the proposed membership with itself in it
+    assert!(
+        text(&outs[3]).contains("invited 0,1,3"),
+        "{}",
+        text(&outs[3])
+    );
+    for r in [0, 1, 3] {
+        let o = &outs[r];
+        let j = line(o, "joined").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(j[0], "0", "replaced, not partial: {}", text(o));
+        assert_eq!(j[1], "0,1,3", "{}", text(o));
+        assert!(text(o).contains("ok destructed"), "{}", text(o));
+    }
+    assert!(line(&outs[2], "joined").is_none(), "{}", text(&outs[2]));
+    assert!(server.groups().is_empty());
+}
+
+#[test]
+fn the_leader_notifying_construct_abort_ends_its_invitation_for_every_invitee() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, outs) = run_n(&tmp, "gnab", "notifyabort", 3);
+    let abort = Status::GROUP_CONSTRUCT_ABORT.0.to_string();
+    for o in &outs {
+        assert!(o.status.success(), "{}", text(o));
+        assert!(!text(o).contains("FAIL"), "{}", text(o));
+    }
+    for o in &outs[..2] {
+        let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
+        assert_eq!(f[0], abort, "{}", text(o));
+    }
+    for o in &outs[1..] {
+        let t = text(o);
+        let heard = t.lines().filter(|l| l.starts_with("abort event")).count();
+        assert_eq!(heard, 1, "one abort event, from the leader: {t}");
+        assert!(t.contains("abort event from Some(0)"), "{t}");
+    }
+    let late = line(&outs[2], "late").unwrap_or_else(|| panic!("{}", text(&outs[2])));
+    assert_eq!(
+        late[1],
+        Status::ERR_NOT_FOUND.0.to_string(),
+        "the invitation is over: {}",
+        text(&outs[2])
+    );
     assert!(server.groups().is_empty());
 }
 

@@ -103,6 +103,9 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
             event,
             decision,
         } => group::decide(inner, to(msg::GROUP_DECIDE), id, event, decision),
+        Request::GroupReplace { id, procs } => {
+            group::replace(inner, to(msg::GROUP_REPLACE), id, procs);
+        }
         Request::Query { queries } => query::query(inner, to(msg::QUERY), queries),
         Request::Spawn { job_info, apps } => spawn::spawn(inner, to(msg::SPAWN), job_info, apps),
         Request::IofPull {

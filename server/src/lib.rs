@@ -416,6 +416,7 @@ impl Server {
         range: DataRange,
         info: &[Info],
     ) -> Result<()> {
+        ops::group::host_event(&self.inner, status, source, info);
         ops::event::route::host_notify(&self.inner, status, source, range, info)
     }
 

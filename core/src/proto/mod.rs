@@ -74,6 +74,12 @@ pub mod caps {
     /// Tools (protocol version 5): [`TOOL_HELLO`](super::msg::TOOL_HELLO)
     /// opens the connection of a process the host did not launch.
     pub const TOOL: u64 = 1 << 13;
+    /// The inviting leader's actions on the invite path (protocol version
+    /// 5, with [`GROUPS`]): [`GROUP_REPLACE`](super::msg::GROUP_REPLACE)
+    /// (its handler invites replacements) and a
+    /// [`GROUP_DECIDE`](super::msg::GROUP_DECIDE) on
+    /// `PMIX_GROUP_CONSTRUCT_ABORT` (the leader notified the abort itself).
+    pub const GROUP_LEADER_ACTIONS: u64 = 1 << 14;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
@@ -84,7 +90,7 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT | SPAWN | QUERY | GROUPS | TOOL;
+    pub const ALL: u64 = V4 | CONNECT | SPAWN | QUERY | GROUPS | TOOL | GROUP_LEADER_ACTIONS;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -158,6 +164,10 @@ pub mod msg {
     /// group failure event (id, `i32` event status, `u8` decision, see
     /// [`group::decision`](super::group::decision)); status-only reply.
     pub const GROUP_DECIDE: u16 = 41;
+    /// Client → server: the inviting leader's handler asked for
+    /// replacements (`PMIX_GROUP_ADD_MEMBERS` in its results): invite
+    /// these procs into the invitation (id, procs); status-only reply.
+    pub const GROUP_REPLACE: u16 = 42;
     /// Client → server: spawn (job-level infos, apps); the reply's value is
     /// the new namespace (a string).
     pub const SPAWN: u16 = 23;

@@ -152,6 +152,16 @@ pub enum Request {
         /// [`group::decision`](super::group::decision).
         decision: u8,
     },
+    /// The inviting leader's handler asked to invite replacements into
+    /// its invitation (`PMIX_GROUP_ADD_MEMBERS` in the results of its
+    /// `PMIX_GROUP_INVITE_DECLINED` or `_FAILED` handler), sent by its
+    /// library before that event's [`GroupDecide`](Request::GroupDecide).
+    GroupReplace {
+        /// The group id.
+        id: String,
+        /// The processes to invite.
+        procs: Vec<Proc>,
+    },
     /// `PMIx_Group_leave`.
     GroupLeave {
         /// The group id.
@@ -284,6 +294,7 @@ impl Request {
             Request::GroupInvite { .. } => msg::GROUP_INVITE,
             Request::GroupJoin { .. } => msg::GROUP_JOIN,
             Request::GroupDecide { .. } => msg::GROUP_DECIDE,
+            Request::GroupReplace { .. } => msg::GROUP_REPLACE,
             Request::Query { .. } => msg::QUERY,
             Request::Spawn { .. } => msg::SPAWN,
             Request::IofPull { .. } => msg::IOF_PULL,
@@ -308,6 +319,7 @@ impl Request {
             | Request::GroupInvite { .. }
             | Request::GroupJoin { .. }
             | Request::GroupDecide { .. } => Some(caps::GROUPS),
+            Request::GroupReplace { .. } => Some(caps::GROUP_LEADER_ACTIONS),
             Request::Query { .. } => Some(caps::QUERY),
             Request::Spawn { .. } => Some(caps::SPAWN),
             Request::IofPull { .. } | Request::IofDeregister { .. } => Some(caps::TOOL),
@@ -395,6 +407,10 @@ impl Request {
                 e.put_str(id);
                 e.put_i32(event.0);
                 e.put_u8(*decision);
+            }
+            Request::GroupReplace { id, procs } => {
+                e.put_str(id);
+                e.put_procs(procs);
             }
             Request::GroupJoin {
                 id,
@@ -553,6 +569,10 @@ impl Request {
                 id: d.get_str()?.to_owned(),
                 event: Status(d.get_i32()?),
                 decision: d.get_u8()?,
+            },
+            msg::GROUP_REPLACE => Request::GroupReplace {
+                id: d.get_str()?.to_owned(),
+                procs: d.get_procs()?,
             },
             msg::GROUP_LEAVE => Request::GroupLeave {
                 id: d.get_str()?.to_owned(),

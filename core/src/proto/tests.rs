@@ -122,6 +122,10 @@ fn requests_round_trip() {
             event: crate::Status::GROUP_LEADER_FAILED,
             decision: crate::proto::group::decision::LEADER,
         },
+        Request::GroupReplace {
+            id: "g".into(),
+            procs: vec![p("j", 3)],
+        },
     ];
     for r in reqs {
         let enc = r.encode();

@@ -1,8 +1,10 @@
 //! A resource manager spanning several `pmix_server::Server`s ("nodes")
 //! in one process, doing between them what a real one does between its
 //! nodes: it completes a connect once the part of every node involved
-//! arrived (one outcome for all), relays `notify_event` to the other
-//! nodes' `Server::notify`, and keeps one publish store for all of them.
+//! arrived (one outcome for all), completes a fence the same way (every
+//! node involved gets the concatenation of their blobs), relays
+//! `notify_event` to the other nodes' `Server::notify`, and keeps one
+//! publish store for all of them.
 //!
 //! Every node belongs to a cluster. The RM names every process by its
 //! cluster-qualified name (`cluster:nspace`, RFC0003's multi-cluster
@@ -30,6 +32,8 @@ struct Node {
 
 /// The nodes' parts of one connect that wait for the others.
 type Pending = Vec<(usize, Completion<ConnectOutcome>)>;
+/// One node's part of a fence: the node, its blob, its completion.
+type FencePart = (usize, Vec<u8>, Completion<Vec<u8>>);
 /// A connect across nodes: the qualified participant set and the id.
 type ConnectKey = (Vec<Proc>, Option<String>);
 
@@ -41,6 +45,8 @@ pub struct Rm {
     jobs: Mutex<BTreeMap<String, (usize, u32)>>,
     /// Connects waiting for other nodes, by (qualified set, connect id).
     pending: Mutex<BTreeMap<ConnectKey, Pending>>,
+    /// Fences waiting for other nodes, by qualified participant set.
+    fences: Mutex<BTreeMap<Vec<Proc>, Vec<FencePart>>>,
     groups: Mutex<u32>,
     /// (qualified publisher, key, value, range).
     published: Mutex<Vec<(Proc, String, Value, DataRange)>>,
@@ -82,11 +88,17 @@ impl Rm {
     /// Registers job `ns` of `size` ranks, all on `node`, with the node's
     /// cluster as `PMIX_CLUSTER_ID`.
     pub fn add_job(&self, node: usize, server: &Server, ns: &str, size: u32) {
+        self.add_job_with(node, server, ns, size, &[]);
+    }
+
+    /// [`add_job`](Self::add_job) with more job-level `extra` info.
+    pub fn add_job_with(&self, node: usize, server: &Server, ns: &str, size: u32, extra: &[Info]) {
         let cluster = self.cluster(node);
-        let info = [
+        let mut info = vec![
             Info::new(attrs::JOB_SIZE, Value::Uint32(size)).unwrap(),
             Info::new(attrs::CLUSTER_ID, Value::String(cluster.clone())).unwrap(),
         ];
+        info.extend(extra.iter().cloned());
         server
             .register_nspace(&Nspace::new(ns).unwrap(), size, &info)
             .unwrap();
@@ -199,6 +211,43 @@ impl Rm {
         }
     }
 
+    /// A fence: once every node hosting a participant's namespace gave
+    /// its blob, each gets their concatenation.
+    fn fence(&self, node: usize, procs: &[Proc], data: Vec<u8>, done: Completion<Vec<u8>>) {
+        let set = canonical_procs(procs.iter().map(|p| self.qualify(node, p)).collect());
+        let jobs = self.jobs.lock().unwrap().clone();
+        let mut needed: Vec<usize> = Vec::new();
+        for p in &set {
+            match jobs.get(p.nspace.as_str()) {
+                Some((n, _)) if !needed.contains(n) => needed.push(*n),
+                Some(_) => {}
+                None => {
+                    return done(Err(Error::with_context(
+                        Status::ERR_NOT_FOUND,
+                        format!("no job {} in this RM", p.nspace),
+                    )))
+                }
+            }
+        }
+        let ready = {
+            let mut fences = self.fences.lock().unwrap();
+            let waiting = fences.entry(set.clone()).or_default();
+            waiting.push((node, data, done));
+            if needed
+                .iter()
+                .all(|n| waiting.iter().any(|(w, _, _)| w == n))
+            {
+                fences.remove(&set).unwrap()
+            } else {
+                return;
+            }
+        };
+        let all: Vec<u8> = ready.iter().flat_map(|(_, d, _)| d.clone()).collect();
+        for (_, _, done) in ready {
+            done(Ok(all.clone()));
+        }
+    }
+
     fn notify(&self, node: usize, status: Status, source: &Proc, range: DataRange, info: &[Info]) {
         let source = self.qualify(node, source);
         let targets: Vec<(usize, Arc<Server>)> = {
@@ -292,6 +341,10 @@ impl Rm {
 impl Host for NodeHost {
     fn connect(&self, procs: &[Proc], info: &[Info], done: Completion<ConnectOutcome>) {
         self.rm.connect(self.node, procs, info, done);
+    }
+
+    fn fence_nb(&self, procs: &[Proc], _info: &[Info], data: Vec<u8>, done: Completion<Vec<u8>>) {
+        self.rm.fence(self.node, procs, data, done);
     }
 
     fn notify_event(

@@ -2,9 +2,11 @@
 //! completed: the election of a new leader.
 //!
 //! Instead of failing the construct, the server keeps its episode here and
-//! raises `PMIX_GROUP_LEADER_FAILED` at every participant that called.
-//! Each participant's library sends what its handler chain decided
-//! (`GROUP_DECIDE`, `client/src/group_decide.rs`):
+//! raises `PMIX_GROUP_LEADER_FAILED` at once at every local participant,
+//! those that have not called construct yet too (they hear it as an event,
+//! and may claim the lead before they call: their call then brings the
+//! group-rank order). Each participant's library sends what its handler
+//! chain decided (`GROUP_DECIDE`, `client/src/group_decide.rs`):
 //! - `PMIX_GROUP_LEADER` (true) in the results: a claim. The first claim
 //!   wins: the claimant's member array becomes the group-rank order,
 //!   `PMIX_GROUP_LEADER_SELECTED` naming it goes to every local participant
@@ -16,9 +18,12 @@
 //!   call returns `PMIX_GROUP_CONSTRUCT_ABORT` at once, and every local
 //!   participant hears the event `PMIX_GROUP_CONSTRUCT_ABORT` (naming the
 //!   participant that aborted).
-//! - neither: when every participant declined (or died), the construct
-//!   fails as before the election (`PMIX_ERR_LOST_CONNECTION`, naming the
-//!   dead leader).
+//! - neither: when every participant declined (or died or finalized),
+//!   every local participant hears `PMIX_GROUP_LEADER_SELECTED` without a
+//!   leader (no `PMIX_EVENT_AFFECTED_PROC`; `PMIX_LOCAL_COLLECTIVE_STATUS`
+//!   holds the error, `PMIX_ERR_LOST_CONNECTION`), then every waiting
+//!   construct fails with it (naming the dead leader); a later call is
+//!   refused at once (its leader is gone).
 //!
 //! The same hold serves a member that died before it called construct
 //! when a leader was declared and waits in the construct
@@ -33,7 +38,7 @@
 //!
 //! A participant that calls construct during the election joins it. With
 //! no decision the election ends at [`CLAIM_WINDOW`] (or the construct's
-//! `PMIX_TIMEOUT`, if earlier): the construct fails.
+//! `PMIX_TIMEOUT`, if earlier): as when nobody claims.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -74,13 +79,19 @@ pub(crate) struct Election {
 /// (`ep`, aborted by the tracker): elect a new one.
 pub(super) fn start(inner: &Arc<Inner>, mut ep: Episode<ReplyTo>, gone: Proc, id: String) {
     ep.contributed.retain(|(p, _)| *p != gone);
-    if ep.contributed.is_empty() {
+    // every local participant hears it, those that have not called yet too
+    let participants: Vec<Proc> = ep
+        .expected
+        .iter()
+        .filter(|p| **p != gone)
+        .cloned()
+        .collect();
+    if participants.is_empty() {
         inner.state.lock().groups.pending.remove(&id);
         return;
     }
     let at = Instant::now() + CLAIM_WINDOW;
     let at = ep.deadline.map_or(at, |d| d.min(at));
-    let participants: Vec<Proc> = ep.contributed.iter().map(|(p, _)| p.clone()).collect();
     {
         let mut guard = inner.state.lock();
         let st = &mut *guard;
@@ -100,9 +111,7 @@ pub(super) fn start(inner: &Arc<Inner>, mut ep: Episode<ReplyTo>, gone: Proc, id
         );
         arm(st, inner, &id, serial, at);
     }
-    let mut all = participants;
-    all.push(gone.clone());
-    events::leader_failed(inner, &gone, &id, all);
+    events::leader_failed(inner, &gone, &id, participants);
 }
 
 /// Member `gone` of construct `id` died before it called; its declared
@@ -189,19 +198,45 @@ fn window_closed(inner: &Arc<Inner>, id: &str, serial: u64) {
     }
 }
 
+/// Nobody claimed the lead: every local participant hears
+/// `PMIX_GROUP_LEADER_SELECTED` with the error, then every waiting
+/// construct fails with it (a later one is refused at once: the leader is
+/// gone).
 fn no_leader(inner: &Arc<Inner>, el: &Election) {
     let e = gone_error(inner, &el.gone);
     let e = Error::with_context(
         e.status(),
         format!("{e}; no participant claimed the lead (PMIX_GROUP_LEADER in a handler's results)"),
     );
+    if el.decider.is_none() {
+        let id = match &el.ep.key.kind {
+            crate::collective::Kind::GroupConstruct(id) => id.clone(),
+            _ => String::new(),
+        };
+        let all: Vec<Proc> = el
+            .ep
+            .expected
+            .iter()
+            .filter(|p| **p != el.gone)
+            .cloned()
+            .collect();
+        events::no_leader_selected(inner, &id, &e, all);
+    }
     finish(&el.ep, &Reply::error(&e));
 }
 
 /// A participant's `GROUP_DECIDE` on event `event` of group `id`.
 pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status, what: u8) {
+    let to = if event == Status::GROUP_LEADER_FAILED {
+        match super::invite_election::decide(inner, to, &id, what) {
+            Ok(()) => return,
+            Err(to) => to, // no invitation: a construct's election, if any
+        }
+    } else {
+        to
+    };
     let to = if super::invite_decide::is_invite_event(event) {
-        match super::invite_decide::decide(inner, to, &id, what) {
+        match super::invite_decide::decide(inner, to, &id, event, what) {
             Ok(()) => return,
             Err(to) => to, // no invitation: a construct's hold, if any
         }
@@ -226,12 +261,13 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
         return to.send_status(Ok(()));
     }
     let Some(el) = st.groups.elections.get_mut(&id) else {
-        let leader = st
-            .groups
-            .pending
-            .get(&id)
-            .and_then(|p| p.parts.iter().find(|(_, part)| part.leader))
-            .map(|(who, _)| who.clone());
+        let leader = st.groups.pending.get(&id).and_then(|p| {
+            p.parts
+                .iter()
+                .find(|(_, part)| part.leader)
+                .map(|(who, _)| who.clone())
+                .or_else(|| p.claimed.clone())
+        });
         drop(guard);
         if what != decision::LEADER {
             return to.send_status(Ok(()));
@@ -245,7 +281,13 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
         };
         return to.send(&Reply::error(&Error::bad_param(why)));
     };
-    if !el.ep.contributed.iter().any(|(p, _)| *p == me) {
+    let participates = match &el.decider {
+        // a member's death: only the waiting leader decides
+        Some(_) => el.ep.contributed.iter().any(|(p, _)| *p == me),
+        // the leader's: every participant, called or not
+        None => el.ep.expected.contains(&me) && me != el.gone,
+    };
+    if !participates {
         drop(guard);
         return to.send(&Reply::error(&Error::with_context(
             Status::ERR_NOT_A_MEMBER,
@@ -275,8 +317,10 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
                 return;
             };
             if let Some(p) = st.groups.pending.get_mut(&id) {
-                if let Some(part) = p.parts.get_mut(&me) {
-                    part.leader = true;
+                match p.parts.get_mut(&me) {
+                    Some(part) => part.leader = true,
+                    // it has not called yet: its call brings the order
+                    None => p.claimed = Some(me.clone()),
                 }
             }
             // every local participant, arrived or not, hears it
@@ -319,8 +363,10 @@ pub(crate) fn decide(inner: &Arc<Inner>, to: ReplyTo, id: String, event: Status,
             }
             el.declined.insert(me);
             let reg = &st.registry;
-            let undecided = el.ep.contributed.iter().any(|(p, _)| {
-                !el.declined.contains(p) && !reg.clients.get(p).is_some_and(|c| c.dead)
+            let undecided = el.ep.expected.iter().any(|p| {
+                *p != el.gone
+                    && !el.declined.contains(p)
+                    && !reg.clients.get(p).is_some_and(|c| c.dead || c.finalized)
             });
             let ended = if undecided {
                 None

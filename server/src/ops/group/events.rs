@@ -89,7 +89,8 @@ pub(super) fn membership_update(inner: &Arc<Inner>, id: &str, members: &[Proc]) 
 }
 
 /// `PMIX_GROUP_LEADER_FAILED` about the declared leader `gone` of
-/// construct `id`, to the other participants that called.
+/// construct `id`, to the other `participants` (every local one, whether
+/// it called construct yet or not).
 pub(super) fn leader_failed(inner: &Arc<Inner>, gone: &Proc, id: &str, participants: Vec<Proc>) {
     about(inner, Status::GROUP_LEADER_FAILED, gone, id, &participants);
 }
@@ -109,6 +110,37 @@ pub(super) fn leader_selected(
         id,
         participants,
     );
+}
+
+/// `PMIX_GROUP_LEADER_SELECTED` with no leader: nobody claimed the lead of
+/// construct or invitation `id` after its leader died. The event names no
+/// `PMIX_EVENT_AFFECTED_PROC`; its `PMIX_LOCAL_COLLECTIVE_STATUS` carries
+/// the error the operation ends with (`why`), with a text message.
+pub(super) fn no_leader_selected(
+    inner: &Arc<Inner>,
+    id: &str,
+    why: &pmix_core::Error,
+    participants: Vec<Proc>,
+) {
+    if participants.is_empty() {
+        return;
+    }
+    let info: Vec<Info> = [
+        Info::new(attrs::GROUP_ID, id),
+        Info::new(attrs::LOCAL_COLLECTIVE_STATUS, Value::Status(why.status())),
+        Info::new(attrs::EVENT_TEXT_MESSAGE, why.to_string().as_str()),
+        Info::new(
+            attrs::EVENT_CUSTOM_RANGE,
+            Value::DataArray(Box::new(DataArray::from_procs(participants))),
+        ),
+    ]
+    .into_iter()
+    .filter_map(Result::ok)
+    .collect();
+    let status = Status::GROUP_LEADER_SELECTED;
+    if let Err(e) = host_notify(inner, status, None, DataRange::CUSTOM, &info) {
+        inner.log(format_args!("group {id}: event {status} not raised: {e}"));
+    }
 }
 
 /// `PMIX_GROUP_CONSTRUCT_ABORT` from `by` (its handler aborted construct

@@ -13,9 +13,10 @@
 //! is registered (job store, context id with `PMIX_GROUP_ASSIGN_CONTEXT_ID`)
 //! before anyone is answered. `PMIX_TIMEOUT` on the invite ends it for the
 //! leader and every accepted invitee with `PMIX_ERR_TIMEOUT`. A leader that
-//! dies ends it: the invitees hear `PMIX_GROUP_LEADER_FAILED` and waiting
-//! joins get `PMIX_ERR_LOST_CONNECTION`. Invitation members are local
-//! processes (an invitee on another node is refused: `NOT_SUPPORTED`).
+//! dies opens an election among the invitees (`invite_election.rs`): an
+//! accepted invitee may claim the lead, else the invitation ends.
+//! An invitee on another node hears the events through the host and joins
+//! at its own server (`remote_invite.rs`).
 //! The leader's handlers decide on each event it hears before the
 //! invitation completes (`invite_decide.rs`).
 
@@ -26,9 +27,9 @@ use pmix_core::proto::connect::rank_map;
 use pmix_core::proto::Reply;
 use pmix_core::{attrs, DataArray, DataRange, Error, Info, Proc, Rank, Status, Value};
 
-use super::invite_decide;
 use super::tracker::{Part, Pending};
 use super::{check_id, group_info, register, with_context_id};
+use super::{invite_decide, invite_election, remote_invite};
 use crate::directives;
 use crate::inner::Inner;
 use crate::link::ReplyTo;
@@ -43,13 +44,30 @@ pub(crate) struct Invitation {
     /// The leader's invite, answered at completion.
     pub(super) leader_to: ReplyTo,
     /// The leader's directives.
-    info: Vec<Info>,
+    pub(super) info: Vec<Info>,
+    /// The leader's `PMIX_GROUP_INFO` (a new leader's, after an election).
+    pub(super) leader_info: Vec<Info>,
+    /// Leaders that died, in order (a join may still name them).
+    pub(super) past_leaders: Vec<Proc>,
+    /// The leader died and no invitee claimed the lead yet
+    /// (`invite_election.rs`): the invitation cannot complete.
+    pub(super) electing: bool,
+    /// Invitees whose `PMIX_GROUP_LEADER_FAILED` handlers did not claim.
+    pub(super) lead_declined: BTreeSet<Proc>,
+    /// Invitees the leader's handlers added in place of dropped ones
+    /// (`invite_decide::replace`).
+    pub(super) replacements: usize,
     /// The invitees, in invitation order.
     pub(super) invitees: Vec<Proc>,
     /// Accepted, with their joins and their `PMIX_GROUP_INFO`.
     pub(super) accepted: Vec<(Proc, ReplyTo, Vec<Info>)>,
     /// Declined, died or finalized before answering.
-    dropped: BTreeSet<Proc>,
+    pub(super) dropped: BTreeSet<Proc>,
+    /// Invitees on other nodes (`remote_invite.rs`).
+    pub(super) remote: BTreeSet<Proc>,
+    /// Invitees on other nodes that accepted (their servers answer their
+    /// joins).
+    pub(super) remote_accepted: Vec<Proc>,
     /// Events raised at the leader (ACCEPTED, DECLINED, INVITE_FAILED)
     /// whose handlers' decision has not come back (`invite_decide.rs`).
     pub(super) awaiting: usize,
@@ -58,15 +76,17 @@ pub(crate) struct Invitation {
 impl Invitation {
     /// Every invitee answered and the leader decided on every event.
     pub(super) fn ready(&self) -> bool {
-        self.answered() && self.awaiting == 0
+        self.answered() && self.awaiting == 0 && !self.electing
     }
 
-    fn answered(&self) -> bool {
-        self.accepted.len() + self.dropped.len() >= self.invitees.len()
+    pub(super) fn answered(&self) -> bool {
+        self.accepted.len() + self.remote_accepted.len() + self.dropped.len() >= self.invitees.len()
     }
 
-    fn has_answered(&self, p: &Proc) -> bool {
-        self.dropped.contains(p) || self.accepted.iter().any(|(q, _, _)| q == p)
+    pub(super) fn has_answered(&self, p: &Proc) -> bool {
+        self.dropped.contains(p)
+            || self.remote_accepted.contains(p)
+            || self.accepted.iter().any(|(q, _, _)| q == p)
     }
 }
 
@@ -89,6 +109,7 @@ pub(super) fn raise(
     if let Err(e) = host_notify(inner, status, Some(source), DataRange::CUSTOM, &info) {
         inner.log(format_args!("group: event {status} not raised: {e}"));
     }
+    remote_invite::forward(inner, status, source, &info);
 }
 
 pub(super) fn about(id: &str, who: &Proc) -> Vec<Info> {
@@ -101,7 +122,7 @@ pub(super) fn about(id: &str, who: &Proc) -> Vec<Info> {
     .collect()
 }
 
-fn membership(members: &[Proc]) -> Option<Info> {
+pub(super) fn membership(members: &[Proc]) -> Option<Info> {
     Info::new(
         attrs::GROUP_MEMBERSHIP,
         Value::DataArray(Box::new(DataArray::from_procs(members.to_vec()))),
@@ -164,18 +185,7 @@ pub(crate) fn invite(
                 format!("group invite: the id {id:?} is in use"),
             ))
         } else {
-            invitees
-                .iter()
-                .find(|p| !reg.clients.contains_key(*p))
-                .map(|p| {
-                    Error::with_context(
-                        Status::ERR_NOT_SUPPORTED,
-                        format!(
-                            "group invite: {p:?} is not a process of this node (invitations \
-                             are local)"
-                        ),
-                    )
-                })
+            None
         };
         if let Some(e) = refused {
             drop(guard);
@@ -194,7 +204,18 @@ pub(crate) fn invite(
                 leader: me.clone(),
                 leader_to: to,
                 info: info.clone(),
+                leader_info: group_info(&info),
+                past_leaders: Vec::new(),
+                electing: false,
+                lead_declined: BTreeSet::new(),
+                replacements: 0,
                 invitees: invitees.clone(),
+                remote: invitees
+                    .iter()
+                    .filter(|p| !reg.clients.contains_key(*p))
+                    .cloned()
+                    .collect(),
+                remote_accepted: Vec::new(),
                 accepted: Vec::new(),
                 dropped: BTreeSet::new(),
                 awaiting: 0,
@@ -238,6 +259,13 @@ pub(crate) fn join(
     if let Err(e) = check_id(&id) {
         return to.send(&Reply::error(&e));
     }
+    let elsewhere = {
+        let st = inner.state.lock();
+        !st.groups.invites.contains_key(&id) && st.groups.remote_invites.contains_key(&id)
+    };
+    if elsewhere {
+        return remote_invite::join(inner, to, &id, &leader, accept, &info);
+    }
     let step = {
         let mut st = inner.state.lock();
         match st.groups.invites.get_mut(&id) {
@@ -249,10 +277,15 @@ pub(crate) fn join(
                 Status::ERR_NOT_A_MEMBER,
                 format!("group join: {me:?} was not invited to group {id:?}"),
             )),
-            Some(inv) if !leader_matches(&leader, &inv.leader) => Err(Error::bad_param(format!(
-                "group join: group {id:?} is led by {:?}, not {leader:?}",
-                inv.leader
-            ))),
+            Some(inv)
+                if !leader_matches(&leader, &inv.leader)
+                    && !inv.past_leaders.iter().any(|l| leader_matches(&leader, l)) =>
+            {
+                Err(Error::bad_param(format!(
+                    "group join: group {id:?} is led by {:?}, not {leader:?}",
+                    inv.leader
+                )))
+            }
             Some(inv) if inv.has_answered(&me) => Err(Error::bad_param(format!(
                 "group join: {me:?} already answered the invitation to {id:?}"
             ))),
@@ -264,8 +297,12 @@ pub(crate) fn join(
                 } else {
                     inv.dropped.insert(me.clone());
                 }
-                inv.awaiting += 1;
-                Ok((leader, inv.answered().then_some(inv.serial)))
+                // while the lead is vacant nobody decides on the answer
+                let tell = !inv.electing;
+                if tell {
+                    inv.awaiting += 1;
+                }
+                Ok((tell.then_some(leader), inv.answered().then_some(inv.serial)))
             }
         }
     };
@@ -278,7 +315,9 @@ pub(crate) fn join(
     } else {
         Status::GROUP_INVITE_DECLINED
     };
-    raise(inner, status, &me, vec![leader], about(&id, &me));
+    if let Some(leader) = leader {
+        raise(inner, status, &me, vec![leader], about(&id, &me));
+    }
     if !accept {
         to.send(&Reply::status(Status::SUCCESS));
     }
@@ -306,11 +345,14 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         Part {
             order: Vec::new(),
             leader: true,
-            info: group_info(&inv.info),
+            info: inv.leader_info.clone(),
         },
     );
     for p in &inv.invitees {
-        if let Some((_, _, gi)) = inv.accepted.iter().find(|(q, _, _)| q == p) {
+        if inv.remote_accepted.contains(p) {
+            members.push(p.clone());
+            parts.insert(p.clone(), Part::default());
+        } else if let Some((_, _, gi)) = inv.accepted.iter().find(|(q, _, _)| q == p) {
             members.push(p.clone());
             parts.insert(
                 p.clone(),
@@ -327,8 +369,10 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         parts,
         assign_context_id: directives::flag(&inv.info, attrs::GROUP_ASSIGN_CONTEXT_ID),
         notify_termination: directives::flag(&inv.info, attrs::GROUP_NOTIFY_TERMINATION),
+        claimed: None,
+        jobs: std::collections::BTreeMap::new(),
     };
-    let partial = !inv.dropped.is_empty();
+    let partial = inv.dropped.len() > inv.replacements || !inv.past_leaders.is_empty();
     let assign = pending.assign_context_id;
     let (m, info) = (pending.set.clone(), inv.info.clone());
     let id = id.to_owned();
@@ -350,6 +394,16 @@ pub(super) fn complete(inner: &Arc<Inner>, id: &str) {
         if let Some(c) = cid {
             ev.extend(Info::new(attrs::GROUP_CONTEXT_ID, Value::Size(c)));
         }
+        // the invitees' servers on other nodes answer their joins with it
+        let outcome = if partial {
+            Status::ERR_PARTIAL_SUCCESS
+        } else {
+            Status::SUCCESS
+        };
+        ev.extend(Info::new(
+            attrs::LOCAL_COLLECTIVE_STATUS,
+            Value::Status(outcome),
+        ));
         raise(
             &i,
             Status::GROUP_CONSTRUCT_COMPLETE,
@@ -403,7 +457,8 @@ fn timed_out(inner: &Arc<Inner>, id: &str, serial: u64) {
 /// hears `PMIX_GROUP_INVITE_FAILED`; as a leader its invitations end.
 pub(crate) fn invitee_gone(inner: &Arc<Inner>, p: &Proc) {
     let mut failed = Vec::new();
-    let mut ended = Vec::new();
+    let mut elections = Vec::new();
+    let mut vacant = Vec::new();
     {
         let mut st = inner.state.lock();
         let ids: Vec<String> = st.groups.invites.keys().cloned().collect();
@@ -411,13 +466,16 @@ pub(crate) fn invitee_gone(inner: &Arc<Inner>, p: &Proc) {
             let Some(inv) = st.groups.invites.get_mut(&id) else {
                 continue;
             };
-            if inv.leader == *p {
-                if let Some(inv) = st.groups.invites.remove(&id) {
-                    ended.push((id, inv));
-                }
+            if inv.leader == *p && !inv.electing {
+                elections.push(id);
             } else if inv.invitees.contains(p) && !inv.dropped.contains(p) {
                 inv.accepted.retain(|(q, _, _)| q != p);
                 inv.dropped.insert(p.clone());
+                if inv.electing {
+                    // nobody leads to hear it; the election may be over
+                    vacant.push(id);
+                    continue;
+                }
                 inv.awaiting += 1;
                 failed.push((id, inv.leader.clone(), inv.answered().then_some(inv.serial)));
             }
@@ -435,20 +493,10 @@ pub(crate) fn invitee_gone(inner: &Arc<Inner>, p: &Proc) {
             invite_decide::overdue_at(inner, &id, serial);
         }
     }
-    for (id, inv) in ended {
-        raise(
-            inner,
-            Status::GROUP_LEADER_FAILED,
-            p,
-            inv.invitees.clone(),
-            about(&id, p),
-        );
-        let r = Reply::error(&Error::with_context(
-            Status::ERR_LOST_CONNECTION,
-            format!("group {id:?}: its leader {p:?} is gone; the invitation is over"),
-        ));
-        for (_, t, _) in &inv.accepted {
-            t.send(&r);
-        }
+    for id in elections {
+        invite_election::start(inner, &id, p);
+    }
+    for id in vacant {
+        invite_election::check_over(inner, &id);
     }
 }

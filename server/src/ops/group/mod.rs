@@ -38,7 +38,10 @@ mod election;
 mod events;
 mod invite;
 mod invite_decide;
+mod invite_election;
+mod jobinfo;
 mod leave;
+mod remote_invite;
 mod span;
 mod store;
 pub(crate) mod tracker;
@@ -46,7 +49,9 @@ pub(crate) mod tracker;
 pub(crate) use destruct::destruct;
 pub(crate) use election::decide;
 pub(crate) use invite::{invite, join};
+pub(crate) use invite_decide::replace;
 pub(crate) use leave::leave;
+pub(crate) use remote_invite::host_event;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -172,7 +177,7 @@ pub(crate) fn construct(
         p.notify_termination |= directives::flag(&info, attrs::GROUP_NOTIFY_TERMINATION);
         let part = Part {
             order: procs.clone(),
-            leader: directives::flag(&info, attrs::GROUP_LEADER),
+            leader: directives::flag(&info, attrs::GROUP_LEADER) || p.claimed.as_ref() == Some(&me),
             info: group_info(&info),
         };
         let had = p.parts.insert(me.clone(), part).is_some();
@@ -388,6 +393,8 @@ fn construct_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String) {
     if !ep.remote {
         return conclude(inner, ep, id, pending, 0);
     }
+    let mut pending = pending;
+    pending.jobs = jobinfo::local_jobs(inner, &pending.set);
     let blob = span::encode(&pending, inner.state.lock().groups.context_id_proposal());
     let eid = ep.id;
     let set = ep.key.procs.clone();
@@ -412,7 +419,10 @@ fn construct_done(inner: &Arc<Inner>, ep: Episode<ReplyTo>, id: String) {
                 set: pending.set.clone(),
                 ..Pending::default()
             };
-            match r.and_then(|all| span::merge(&mut pending, &all)) {
+            let merged = r
+                .and_then(|all| span::merge(&mut pending, &all))
+                .and_then(|floor| jobinfo::import(&i, &pending.jobs).map(|()| floor));
+            match merged {
                 Ok(floor) => conclude(&i, ep, id, pending, floor),
                 Err(e) => finish(&ep, &Reply::error(&e)),
             }

@@ -7,7 +7,10 @@
 //! Blob: `u64` context-id proposal, `u8` assign-context-id, `u8`
 //! notify-termination, `u32` count, then per contribution: the
 //! contributor (proc), `u8` leader, its order (proc list), its group info
-//! (info list). Blobs concatenate.
+//! (info list); then `u32` count, and per namespace of the group this
+//! server holds: its name (string), `u32` count, per job-level entry its
+//! key (string) and encoded value (bytes) (`jobinfo.rs`). Blobs
+//! concatenate.
 
 use std::collections::BTreeMap;
 
@@ -28,6 +31,15 @@ pub(crate) fn encode(p: &Pending, proposal: u64) -> Vec<u8> {
         e.put_u8(u8::from(part.leader));
         e.put_procs(&part.order);
         e.put_infos(&part.info);
+    }
+    e.put_u32(u32::try_from(p.jobs.len()).unwrap_or(u32::MAX));
+    for (ns, entries) in &p.jobs {
+        e.put_str(ns);
+        e.put_u32(u32::try_from(entries.len()).unwrap_or(u32::MAX));
+        for (k, v) in entries {
+            e.put_str(k);
+            e.put_bytes(v);
+        }
     }
     e.finish()
 }
@@ -59,6 +71,17 @@ pub(crate) fn merge(p: &mut Pending, all: &[u8]) -> Result<u64> {
                     info,
                 },
             );
+        }
+        let n = d.get_count("namespace list", 8)?;
+        for _ in 0..n {
+            let ns = d.get_str()?.to_owned();
+            let m = d.get_count("job-level entries", 8)?;
+            let mut entries = Vec::with_capacity(m);
+            for _ in 0..m {
+                let k = d.get_str()?.to_owned();
+                entries.push((k, d.get_bytes()?.to_vec()));
+            }
+            p.jobs.insert(ns, entries);
         }
     }
     p.parts.extend(parts);
@@ -95,6 +118,8 @@ mod tests {
         let mut b = Pending::default();
         b.parts.insert(proc("x", 1), Part::default());
         b.notify_termination = true;
+        b.jobs
+            .insert("y".into(), vec![("pmix.job.size".into(), vec![1, 2])]);
         let mut all = encode(&a, 4);
         all.extend(encode(&b, 9));
         let mut merged = Pending::default();
@@ -102,6 +127,10 @@ mod tests {
         assert_eq!(contributors(&merged), vec![proc("x", 0), proc("x", 1)]);
         assert!(merged.assign_context_id && merged.notify_termination);
         assert!(merged.parts[&proc("x", 0)].leader);
+        assert_eq!(
+            merged.jobs["y"],
+            vec![("pmix.job.size".to_owned(), vec![1, 2])]
+        );
         assert!(merge(&mut merged, &[1, 2, 3]).is_err());
     }
 }

@@ -41,6 +41,13 @@ pub(crate) struct Pending {
     pub(crate) assign_context_id: bool,
     /// Some contributor asked `PMIX_GROUP_NOTIFY_TERMINATION`.
     pub(crate) notify_termination: bool,
+    /// A participant that claimed the lead (after the leader died) before
+    /// it called construct: its call makes it the leader.
+    pub(crate) claimed: Option<Proc>,
+    /// Across nodes: the job-level entries of the group's namespaces, by
+    /// namespace (`jobinfo.rs`): this server's before the fence, every
+    /// server's after it.
+    pub(crate) jobs: BTreeMap<String, super::jobinfo::Entries>,
 }
 
 /// Every group and construct of this server.
@@ -52,6 +59,9 @@ pub(crate) struct GroupTracker {
     pub(crate) pending: BTreeMap<String, Pending>,
     /// Invitations under way by id (`invite.rs`).
     pub(crate) invites: BTreeMap<String, super::invite::Invitation>,
+    /// Invitations led on other nodes to local processes, by id
+    /// (`remote_invite.rs`).
+    pub(crate) remote_invites: BTreeMap<String, super::remote_invite::RemoteInvite>,
     /// Constructs whose leader died, waiting for a claimant, by id
     /// (`election.rs`).
     pub(crate) elections: BTreeMap<String, super::election::Election>,
@@ -67,6 +77,7 @@ impl Default for GroupTracker {
             live: BTreeMap::new(),
             pending: BTreeMap::new(),
             invites: BTreeMap::new(),
+            remote_invites: BTreeMap::new(),
             elections: BTreeMap::new(),
             next_context_id: 1,
             next_serial: 0,
