@@ -97,6 +97,15 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
     if req.apps.is_empty() {
         return Err(Error::bad_param("spawn: no application given"));
     }
+    if let Some(i) = pmix_core::info::find(&req.job_info, attrs::DEBUG_STOP_ON_EXEC) {
+        if !matches!(i.value, Value::Bool(false)) {
+            return Err(Error::with_context(
+                Status::ERR_NOT_SUPPORTED,
+                "spawn: PMIX_DEBUG_STOP_ON_EXEC is not supported (pmixrun cannot stop a \
+                 process at exec without ptrace); use PMIX_DEBUG_STOP_IN_INIT",
+            ));
+        }
+    }
     let daemons = crate::debug_daemons::placement(&req.job_info, req.apps.len(), ctx.jobs)?;
     let placed: Vec<pmix_core::App>;
     let apps: &[pmix_core::App] = match daemons.as_ref().and_then(|d| d.count) {
