@@ -30,6 +30,7 @@ pub mod iof;
 mod log;
 mod lost;
 mod model;
+mod node_get;
 mod peers;
 mod query;
 mod resolve;
