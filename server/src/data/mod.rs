@@ -11,6 +11,7 @@
 //! | `nodes.rs` | per-node job data: node-qualified keys, this node's job level |
 //! | `modex.rs` | reading cards from the clients' modex stores, node blobs, socket commits |
 //! | `commits.rs` | baselines, departed cards, requests held for a commit |
+//! | `update.rs` | job data that changes while the job runs |
 //! | `dmodex.rs` | the server-side `get` and `Server::dmodex_request_nb` |
 
 pub(crate) mod card;
@@ -20,3 +21,4 @@ pub(crate) mod job;
 pub(crate) mod modex;
 pub(crate) mod nodes;
 pub(crate) mod registration;
+pub(crate) mod update;

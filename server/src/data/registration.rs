@@ -22,7 +22,7 @@ type Entries = Vec<(String, Value)>;
 type Flat = (Entries, BTreeMap<u32, Entries>, Vec<Vec<Info>>);
 
 /// Splits registration infos into job-level, per-rank and per-node entries.
-fn flatten(info: &[Info]) -> Result<Flat> {
+pub(crate) fn flatten(info: &[Info]) -> Result<Flat> {
     let mut job = Vec::new();
     let mut per_rank: BTreeMap<u32, Entries> = BTreeMap::new();
     let mut nodes = Vec::new();
