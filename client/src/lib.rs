@@ -27,6 +27,7 @@ mod group;
 mod group_decide;
 mod group_ops;
 pub mod iof;
+mod iof_push;
 mod log;
 mod lost;
 mod model;

@@ -37,6 +37,7 @@ pub(crate) const SPAWN_SUPPORTED: &[&str] = &[
     pmix_core::attrs::TIMEOUT,
     pmix_core::attrs::FWD_STDOUT,
     pmix_core::attrs::FWD_STDERR,
+    pmix_core::attrs::FWD_STDIN,
     pmix_core::attrs::DEBUG_STOP_IN_INIT,
     pmix_core::attrs::DEBUGGER_DAEMONS,
     pmix_core::attrs::DEBUG_TARGET,
@@ -222,6 +223,8 @@ pub(crate) struct LauncherHost {
     tools: Mutex<u32>,
     /// When `--timeout` ends the job, if it was given.
     deadline: OnceLock<Instant>,
+    /// The stdin pipes `PMIx_IOF_push` writes to (`stdin_push.rs`).
+    stdin_pipes: crate::stdin_push::StdinPipes,
 }
 
 impl LauncherHost {
@@ -233,7 +236,13 @@ impl LauncherHost {
             next_context_id: Mutex::new(1),
             tools: Mutex::new(0),
             deadline: OnceLock::new(),
+            stdin_pipes: crate::stdin_push::StdinPipes::default(),
         }
+    }
+
+    /// The stdin pipes of the ranks spawned with `PMIX_FWD_STDIN`.
+    pub(crate) fn stdin_pipes(&self) -> &crate::stdin_push::StdinPipes {
+        &self.stdin_pipes
     }
 
     /// The job ends at `at` (`--timeout`): `PMIX_TIME_REMAINING` answers
@@ -405,6 +414,22 @@ impl Host for LauncherHost {
     fn log(&self, proc: &Proc, data: &[Info], directives: &[Info], done: Completion<()>) {
         let _ = (proc, directives);
         done(pmix_client::log_to_stdio(data));
+    }
+
+    /// `PMIx_IOF_push`: to the stdin of ranks spawned with
+    /// `PMIX_FWD_STDIN`; `PMIX_IOF_COMPLETE` closes it.
+    fn push_stdin(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        data: &[u8],
+        directives: &[Info],
+        done: Completion<()>,
+    ) {
+        let _ = proc;
+        let close = pmix_core::info::find(directives, pmix_core::attrs::IOF_COMPLETE)
+            .is_some_and(|i| i.value.is_true().unwrap_or(true));
+        done(self.stdin_pipes.push(targets, data, close));
     }
 
     /// What the server leaves to `pmixrun`: `PMIX_TIME_REMAINING` (whole

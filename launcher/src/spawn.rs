@@ -34,7 +34,7 @@ use pmix_core::{attrs, DataArray, Error, Info, Nspace, Proc, Rank, Result, Statu
 use pmix_server::SingleNodeJob;
 
 use crate::host::SpawnRequest;
-use crate::launch::ProcPlan;
+use crate::launch::{ProcPlan, StdinFrom};
 
 /// Default of `--spawn-slots`: how many spawned processes may run at once.
 pub const DEFAULT_SPAWN_SLOTS: u32 = 64;
@@ -146,6 +146,9 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
     }
     let size = size as u32;
     let base = |k: &str| std::env::var(k).ok();
+    // The requestor will push to rank 0's stdin (`PMIX_FWD_STDIN`, as
+    // `mpirun` forwards its own stdin to rank 0).
+    let pushed_stdin = flag(&req.job_info, attrs::FWD_STDIN);
     let mut procs = Vec::with_capacity(size as usize);
     for a in apps {
         let mut env = ctx.base_env.clone();
@@ -191,7 +194,11 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
                 args: args.clone(),
                 env: env.clone(),
                 cwd: cwd.clone(),
-                stdin: false,
+                stdin: if pushed_stdin && procs.is_empty() {
+                    StdinFrom::Pushed
+                } else {
+                    StdinFrom::Null
+                },
             });
         }
     }
