@@ -52,10 +52,13 @@ fn info(key: &str, v: impl Into<Value>) -> Info {
     Info::new(key, v).unwrap_or_else(|e| fail(format!("info {key}: {e}")))
 }
 
-/// What one handler saw: the code, the source and the infos.
+/// One event as a handler saw it: the code, the source and the infos.
+type Sighting = (Status, Option<Proc>, Vec<Info>);
+
+/// What one handler saw.
 #[derive(Default)]
 struct Seen {
-    events: Mutex<Vec<(Status, Option<Proc>, Vec<Info>)>>,
+    events: Mutex<Vec<Sighting>>,
     cv: Condvar,
 }
 

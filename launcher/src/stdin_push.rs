@@ -110,8 +110,10 @@ mod tests {
         let p = Proc::new("job", Rank(0)).unwrap();
         pipes.add(&p, cat.stdin.take().unwrap()).unwrap();
         let all = Proc::new("job", Rank::WILDCARD).unwrap();
-        pipes.push(&[p.clone()], b"one\n", false).unwrap();
-        pipes.push(&[all.clone()], b"two\n", true).unwrap();
+        pipes
+            .push(std::slice::from_ref(&p), b"one\n", false)
+            .unwrap();
+        pipes.push(&[all], b"two\n", true).unwrap();
         let mut out = String::new();
         cat.stdout.take().unwrap().read_to_string(&mut out).unwrap();
         assert_eq!(out, "one\ntwo\n");
