@@ -4,13 +4,17 @@
 //! thread that hands over a push. Bytes reach a rank in the order of the
 //! pushes; `PMIX_IOF_COMPLETE` closes its stdin after them (end-of-file);
 //! a rank that exits ends its writer (the write fails with `EPIPE`:
-//! pmixrun ignores `SIGPIPE`, as every Rust program does).
+//! pmixrun ignores `SIGPIPE`, as every Rust program does), and a later
+//! push to it is refused. At most [`MAX_QUEUED`] bytes wait for one rank
+//! (a rank that never reads): a push beyond that is refused with
+//! `PMIX_ERR_OUT_OF_RESOURCE`, so a tool cannot grow pmixrun without bound.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ChildStdin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Sender};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use pmix_core::{Error, Proc, Rank, Result, Status};
 
@@ -21,31 +25,50 @@ enum Feed {
     Close,
 }
 
+/// The most bytes queued for one rank's stdin and not yet written.
+pub(crate) const MAX_QUEUED: usize = 4 << 20;
+
+/// One held stdin: its writer's feed and the bytes queued for it.
+#[derive(Debug)]
+struct Pipe {
+    feed: Sender<Feed>,
+    queued: Arc<AtomicUsize>,
+}
+
 /// The stdin pipes pmixrun holds, by rank.
 #[derive(Debug, Default)]
 pub(crate) struct StdinPipes {
-    pipes: Mutex<BTreeMap<Proc, Sender<Feed>>>,
+    pipes: Mutex<BTreeMap<Proc, Pipe>>,
 }
 
 impl StdinPipes {
     /// Holds `pipe`, the stdin of `proc`, and starts its writer.
     pub(crate) fn add(&self, proc: &Proc, mut pipe: ChildStdin) -> std::io::Result<()> {
         let (tx, rx) = channel::<Feed>();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let written = Arc::clone(&queued);
         std::thread::Builder::new()
             .name(format!("pmixrun-stdin-{}", proc.rank.0))
             .spawn(move || {
                 while let Ok(Feed::Bytes(b)) = rx.recv() {
                     if pipe.write_all(&b).and_then(|()| pipe.flush()).is_err() {
-                        return; // the rank is gone
+                        // The rank is gone: nothing waits any more, and the
+                        // next push finds the feed closed.
+                        // ORDERING: Relaxed — a count for a limit only.
+                        written.store(0, Ordering::Relaxed);
+                        return;
                     }
+                    // ORDERING: Relaxed — a count for a limit; no other
+                    // memory is published through it.
+                    written.fetch_sub(b.len(), Ordering::Relaxed);
                 }
                 // Close, or pmixrun dropped the pipes: the rank reads EOF.
             })?;
-        self.lock().insert(proc.clone(), tx);
+        self.lock().insert(proc.clone(), Pipe { feed: tx, queued });
         Ok(())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<Proc, Sender<Feed>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<Proc, Pipe>> {
         self.pipes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -81,13 +104,44 @@ impl StdinPipes {
                 ));
             }
         }
+        for p in &chosen {
+            let Some(pipe) = pipes.get(p) else { continue };
+            // ORDERING: Relaxed — see the writer's decrement.
+            let queued = pipe.queued.load(Ordering::Relaxed);
+            if queued.saturating_add(data.len()) > MAX_QUEUED {
+                return Err(Error::with_context(
+                    Status::ERR_OUT_OF_RESOURCE,
+                    format!(
+                        "IOF push: {queued} bytes already wait for the stdin of {p}, which \
+                         is not reading; at most {MAX_QUEUED} may (nothing was sent)"
+                    ),
+                ));
+            }
+        }
+        let mut closed = Vec::new();
         for p in chosen {
-            let Some(tx) = pipes.get(&p) else { continue };
-            let gone = (!data.is_empty() && tx.send(Feed::Bytes(data.to_vec())).is_err())
-                || (close && tx.send(Feed::Close).is_err());
+            let Some(pipe) = pipes.get(&p) else { continue };
+            if !data.is_empty() {
+                // ORDERING: Relaxed — see the writer's decrement.
+                pipe.queued.fetch_add(data.len(), Ordering::Relaxed);
+            }
+            let gone = (!data.is_empty() && pipe.feed.send(Feed::Bytes(data.to_vec())).is_err())
+                || (close && pipe.feed.send(Feed::Close).is_err());
             if close || gone {
                 pipes.remove(&p);
             }
+            if gone {
+                closed.push(p.to_string());
+            }
+        }
+        if !closed.is_empty() {
+            return Err(Error::with_context(
+                Status::ERR_NOT_FOUND,
+                format!(
+                    "IOF push: the stdin of {} is closed (the process exited)",
+                    closed.join(", ")
+                ),
+            ));
         }
         Ok(())
     }
@@ -123,5 +177,44 @@ mod tests {
         assert_eq!(e.status(), Status::ERR_NOT_FOUND, "{e}");
         let other = Proc::new("other", Rank(0)).unwrap();
         assert!(pipes.push(&[other], b"x", false).is_err());
+    }
+
+    #[test]
+    fn a_rank_that_never_reads_gets_at_most_the_limit_queued() {
+        let mut sleeper = Command::new("sleep")
+            .arg("30")
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pipes = StdinPipes::default();
+        let p = Proc::new("job", Rank(0)).unwrap();
+        pipes.add(&p, sleeper.stdin.take().unwrap()).unwrap();
+        let chunk = vec![b'x'; 1 << 20];
+        let mut accepted = 0;
+        let refusal = loop {
+            match pipes.push(std::slice::from_ref(&p), &chunk, false) {
+                Ok(()) => accepted += chunk.len(),
+                Err(e) => break e,
+            }
+            assert!(
+                accepted <= MAX_QUEUED + (1 << 20),
+                "{accepted} bytes accepted"
+            );
+        };
+        assert_eq!(refusal.status(), Status::ERR_OUT_OF_RESOURCE, "{refusal}");
+        assert!(refusal.to_string().contains("not reading"), "{refusal}");
+        // The pipe (64 KiB) took some; the rest waits, within the limit.
+        assert!(accepted >= MAX_QUEUED - (1 << 20), "{accepted}");
+        let _ = sleeper.kill();
+        let _ = sleeper.wait();
+        // The rank is gone: once its writer noticed, pushes are refused.
+        let t0 = std::time::Instant::now();
+        loop {
+            match pipes.push(std::slice::from_ref(&p), b"y", false) {
+                Err(e) if e.status() == Status::ERR_NOT_FOUND => break,
+                _ => assert!(t0.elapsed() < std::time::Duration::from_secs(10)),
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 }
