@@ -12,7 +12,6 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ChildStdin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -32,7 +31,12 @@ pub(crate) const MAX_QUEUED: usize = 4 << 20;
 #[derive(Debug)]
 struct Pipe {
     feed: Sender<Feed>,
-    queued: Arc<AtomicUsize>,
+    queued: Arc<Mutex<usize>>,
+}
+
+/// The bytes queued for one pipe (a poisoned lock still counts).
+fn count(q: &Mutex<usize>) -> std::sync::MutexGuard<'_, usize> {
+    q.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The stdin pipes pmixrun holds, by rank.
@@ -45,7 +49,7 @@ impl StdinPipes {
     /// Holds `pipe`, the stdin of `proc`, and starts its writer.
     pub(crate) fn add(&self, proc: &Proc, mut pipe: ChildStdin) -> std::io::Result<()> {
         let (tx, rx) = channel::<Feed>();
-        let queued = Arc::new(AtomicUsize::new(0));
+        let queued = Arc::new(Mutex::new(0usize));
         let written = Arc::clone(&queued);
         std::thread::Builder::new()
             .name(format!("pmixrun-stdin-{}", proc.rank.0))
@@ -54,13 +58,11 @@ impl StdinPipes {
                     if pipe.write_all(&b).and_then(|()| pipe.flush()).is_err() {
                         // The rank is gone: nothing waits any more, and the
                         // next push finds the feed closed.
-                        // ORDERING: Relaxed — a count for a limit only.
-                        written.store(0, Ordering::Relaxed);
+                        *count(&written) = 0;
                         return;
                     }
-                    // ORDERING: Relaxed — a count for a limit; no other
-                    // memory is published through it.
-                    written.fetch_sub(b.len(), Ordering::Relaxed);
+                    let mut q = count(&written);
+                    *q = q.saturating_sub(b.len());
                 }
                 // Close, or pmixrun dropped the pipes: the rank reads EOF.
             })?;
@@ -106,8 +108,7 @@ impl StdinPipes {
         }
         for p in &chosen {
             let Some(pipe) = pipes.get(p) else { continue };
-            // ORDERING: Relaxed — see the writer's decrement.
-            let queued = pipe.queued.load(Ordering::Relaxed);
+            let queued = *count(&pipe.queued);
             if queued.saturating_add(data.len()) > MAX_QUEUED {
                 return Err(Error::with_context(
                     Status::ERR_OUT_OF_RESOURCE,
@@ -122,8 +123,7 @@ impl StdinPipes {
         for p in chosen {
             let Some(pipe) = pipes.get(&p) else { continue };
             if !data.is_empty() {
-                // ORDERING: Relaxed — see the writer's decrement.
-                pipe.queued.fetch_add(data.len(), Ordering::Relaxed);
+                *count(&pipe.queued) += data.len();
             }
             let gone = (!data.is_empty() && pipe.feed.send(Feed::Bytes(data.to_vec())).is_err())
                 || (close && pipe.feed.send(Feed::Close).is_err());
