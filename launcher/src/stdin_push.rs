@@ -211,7 +211,10 @@ mod tests {
         let t0 = std::time::Instant::now();
         loop {
             match pipes.push(std::slice::from_ref(&p), b"y", false) {
-                Err(e) if e.status() == Status::ERR_NOT_FOUND => break,
+                Err(e) if e.status() == Status::ERR_NOT_FOUND => {
+                    eprintln!("refused {:?} after the rank was killed: {e}", t0.elapsed());
+                    break;
+                }
                 _ => assert!(t0.elapsed() < std::time::Duration::from_secs(10)),
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
