@@ -366,3 +366,40 @@ fn python3_pmix_tool_lists_a_pmixrun_job_and_its_event_reaches_every_rank() {
         "every rank sees the tool's event\n{out}"
     );
 }
+
+/// `PMIx_IOF_push` from a C tool: it spawns a rank that reads its stdin
+/// with `PMIX_FWD_STDIN`, pushes two lines (blocking, then with a callback
+/// and `PMIX_IOF_COMPLETE`), and the rank reads both and then end-of-file;
+/// a push after the close is `PMIX_ERR_NOT_FOUND`.
+#[test]
+fn a_c_tool_pushes_lines_to_the_stdin_of_a_rank_it_spawned() {
+    let dir = workdir("tool-push");
+    let (exes, lib) = require!(
+        build_these(&dir, &["push_tool", "dbg_target", "stdin_target"]),
+        "cc and pmix.h"
+    );
+    let tmp = dir.join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let mut cmd = Command::new(&exes[0]);
+    cmd.env("LD_LIBRARY_PATH", &lib)
+        .env("TMPDIR", &tmp)
+        .arg(pmixrun())
+        .arg(&exes[1])
+        .arg(&exes[2])
+        .arg(dir.join("pid"));
+    let ran = run(cmd, &dir, "push_tool", Duration::from_secs(120));
+    expect_ok(&ran, "push_tool");
+    let out = &ran.stdout;
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("iof 0: ")).collect();
+    assert_eq!(
+        lines,
+        [
+            "iof 0: read alpha",
+            "iof 0: read beta",
+            "iof 0: eof after 2 lines"
+        ],
+        "{out}"
+    );
+    assert!(out.contains("push after close: NOT-FOUND"), "{out}");
+    assert!(out.contains("job exit 0"), "{out}");
+}

@@ -189,6 +189,11 @@ pub(crate) fn get(inner: &Inner, proc: &Proc, key: &str, info: &[Info]) -> Resul
     if let Some(r) = crate::connect::answer(inner, proc, key, info) {
         return r;
     }
+    match crate::node_get::answer(inner, proc, key, info) {
+        Some(crate::node_get::NodeGet::Answer(r)) => return r,
+        Some(crate::node_get::NodeGet::ThisNode(rest)) => return get(inner, proc, key, &rest),
+        None => {}
+    }
     let qualifiers = pmix_core::proto::group::qualifiers_of(info);
     if !qualifiers.is_empty() {
         return qualified_get(inner, proc, key, &qualifiers);

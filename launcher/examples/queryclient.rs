@@ -331,6 +331,23 @@ fn query(c: &Client) {
             .all(|a| sup.split(',').any(|x| x == *a)),
         || format!("spawn support {sup:?}"),
     );
+    // Debug support: what pmixrun's debugger machinery honours, and
+    // not stop-on-exec, which it refuses.
+    let r = c
+        .query(&[q(&[attrs::QUERY_DEBUG_SUPPORT], vec![])])
+        .unwrap_or_else(|e| fail(format!("debug support: {e}")));
+    let sup = string(&r[0].value);
+    check(
+        [
+            attrs::DEBUG_STOP_IN_INIT,
+            attrs::DEBUGGER_DAEMONS,
+            attrs::DEBUG_DAEMONS_PER_PROC,
+        ]
+        .iter()
+        .all(|a| sup.split(',').any(|x| x == *a))
+            && !sup.split(',').any(|x| x == attrs::DEBUG_STOP_ON_EXEC),
+        || format!("debug support {sup:?}"),
+    );
     println!("ok edge cases");
 }
 

@@ -296,6 +296,66 @@ fn remote(c: &Client, me: &Proc, peer: &dyn Fn(u32) -> Proc) {
         Err(e) if e.status() == Status::ERR_NOT_FOUND => {}
         other => fail(format!("optional remote miss: {other:?}")),
     }
+    node_sizes(c, me);
     c.fence(&[peer(0), peer(1)], &[])
         .unwrap_or_else(|e| fail(format!("local subset fence: {e}")));
+}
+
+/// The per-node values of the `remote` job (node 0 "testnode" here with
+/// 2 of its ranks, node 1 "othernode" with 1, registered as node arrays):
+/// any node's, by `PMIX_NODEID` or `PMIX_HOSTNAME`, qualifier-flagged or
+/// not; this node's plain job level unchanged.
+fn node_sizes(c: &Client, me: &Proc) {
+    let wild = Proc::from_parts(me.nspace.clone(), Rank::WILDCARD);
+    let by = |k: &str, v: Value| Info::new(k, v).unwrap();
+    let mut flagged = by(attrs::NODEID, Value::Uint32(1));
+    flagged.flags = pmix_core::InfoFlags::QUALIFIER;
+    for (key, node, want) in [
+        (
+            attrs::NODE_SIZE,
+            by(attrs::NODEID, Value::Uint32(1)),
+            Value::Uint32(1),
+        ),
+        (attrs::LOCAL_SIZE, flagged, Value::Uint32(1)),
+        (
+            attrs::LOCAL_SIZE,
+            by(attrs::HOSTNAME, Value::String("othernode".into())),
+            Value::Uint32(1),
+        ),
+        (
+            attrs::HOSTNAME,
+            by(attrs::NODEID, Value::Uint32(1)),
+            Value::String("othernode".into()),
+        ),
+        (
+            attrs::NODE_SIZE,
+            by(attrs::NODEID, Value::Uint32(0)),
+            Value::Uint32(2),
+        ),
+        (
+            attrs::LOCAL_SIZE,
+            by(attrs::HOSTNAME, Value::String("testnode".into())),
+            Value::Uint32(2),
+        ),
+    ] {
+        match c.get(&wild, key, std::slice::from_ref(&node)) {
+            Ok(v) if v == want => {}
+            other => fail(format!(
+                "{key} of node {node:?}: {other:?}, wanted {want:?}"
+            )),
+        }
+    }
+    match c.get(&wild, attrs::LOCAL_SIZE, &[]) {
+        Ok(Value::Uint32(2)) => {}
+        other => fail(format!("this node's local size: {other:?}")),
+    }
+    match c.get(
+        &wild,
+        attrs::NODE_SIZE,
+        &[by(attrs::NODEID, Value::Uint32(7))],
+    ) {
+        Err(e) if e.status() == Status::ERR_NOT_FOUND => {}
+        other => fail(format!("size of a node not in the job: {other:?}")),
+    }
+    println!("ok remote node sizes");
 }

@@ -20,8 +20,10 @@ use crate::pubsub::DataStore;
 
 /// The spawn attributes `pmixrun` honours (`PMIX_QUERY_SPAWN_SUPPORT`):
 /// the environment directives, the working directory, completion
-/// notification and the deadlines (`spawn.rs`, `server/src/ops/spawn.rs`).
-const SPAWN_SUPPORTED: &[&str] = &[
+/// notification, the deadlines (`spawn.rs`, `server/src/ops/spawn.rs`),
+/// output forwarding to the requestor and the debugger directives
+/// ([`DEBUG_SUPPORTED`]).
+pub(crate) const SPAWN_SUPPORTED: &[&str] = &[
     pmix_core::attrs::SET_ENVAR,
     pmix_core::attrs::ADD_ENVAR,
     pmix_core::attrs::UNSET_ENVAR,
@@ -33,6 +35,28 @@ const SPAWN_SUPPORTED: &[&str] = &[
     pmix_core::attrs::JOB_TIMEOUT,
     pmix_core::attrs::SPAWN_TIMEOUT,
     pmix_core::attrs::TIMEOUT,
+    pmix_core::attrs::FWD_STDOUT,
+    pmix_core::attrs::FWD_STDERR,
+    pmix_core::attrs::FWD_STDIN,
+    pmix_core::attrs::DEBUG_STOP_IN_INIT,
+    pmix_core::attrs::DEBUGGER_DAEMONS,
+    pmix_core::attrs::DEBUG_TARGET,
+    pmix_core::attrs::DEBUG_DAEMONS_PER_PROC,
+    pmix_core::attrs::DEBUG_DAEMONS_PER_NODE,
+];
+
+/// The debugger attributes `pmixrun` honours (`PMIX_QUERY_DEBUG_SUPPORT`):
+/// holding ranks in init, reported with `PMIX_BREAKPOINT` (`debugger.rs`),
+/// and co-launched debugger daemons (`debug_daemons.rs`). Not
+/// `PMIX_DEBUG_STOP_ON_EXEC`: without ptrace a spawn asking for it is
+/// refused with `PMIX_ERR_NOT_SUPPORTED`.
+pub(crate) const DEBUG_SUPPORTED: &[&str] = &[
+    pmix_core::attrs::DEBUG_STOP_IN_INIT,
+    pmix_core::attrs::BREAKPOINT,
+    pmix_core::attrs::DEBUGGER_DAEMONS,
+    pmix_core::attrs::DEBUG_TARGET,
+    pmix_core::attrs::DEBUG_DAEMONS_PER_PROC,
+    pmix_core::attrs::DEBUG_DAEMONS_PER_NODE,
 ];
 
 /// A client's `PMIx_Abort`.
@@ -199,6 +223,8 @@ pub(crate) struct LauncherHost {
     tools: Mutex<u32>,
     /// When `--timeout` ends the job, if it was given.
     deadline: OnceLock<Instant>,
+    /// The stdin pipes `PMIx_IOF_push` writes to (`stdin_push.rs`).
+    stdin_pipes: crate::stdin_push::StdinPipes,
 }
 
 impl LauncherHost {
@@ -210,7 +236,13 @@ impl LauncherHost {
             next_context_id: Mutex::new(1),
             tools: Mutex::new(0),
             deadline: OnceLock::new(),
+            stdin_pipes: crate::stdin_push::StdinPipes::default(),
         }
+    }
+
+    /// The stdin pipes of the ranks spawned with `PMIX_FWD_STDIN`.
+    pub(crate) fn stdin_pipes(&self) -> &crate::stdin_push::StdinPipes {
+        &self.stdin_pipes
     }
 
     /// The job ends at `at` (`--timeout`): `PMIX_TIME_REMAINING` answers
@@ -384,17 +416,38 @@ impl Host for LauncherHost {
         done(pmix_client::log_to_stdio(data));
     }
 
+    /// `PMIx_IOF_push`: to the stdin of ranks spawned with
+    /// `PMIX_FWD_STDIN`; `PMIX_IOF_COMPLETE` closes it.
+    fn push_stdin(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        data: &[u8],
+        directives: &[Info],
+        done: Completion<()>,
+    ) {
+        let _ = proc;
+        let close = pmix_core::info::find(directives, pmix_core::attrs::IOF_COMPLETE)
+            .is_some_and(|i| i.value.is_true().unwrap_or(true));
+        done(self.stdin_pipes.push(targets, data, close));
+    }
+
     /// What the server leaves to `pmixrun`: `PMIX_TIME_REMAINING` (whole
     /// seconds until `--timeout` ends the job; not answered without one)
-    /// and `PMIX_QUERY_SPAWN_SUPPORT` (the spawn attributes `pmixrun`
-    /// honours, comma-separated).
+    /// and `PMIX_QUERY_SPAWN_SUPPORT` / `PMIX_QUERY_DEBUG_SUPPORT` (the
+    /// spawn and debugger attributes `pmixrun` honours, comma-separated).
     fn query(&self, proc: &Proc, queries: &[pmix_core::Query], done: Completion<Vec<Info>>) {
         let _ = proc;
         let mut out = Vec::new();
         for q in queries {
             for k in &q.keys {
-                if k == pmix_core::attrs::QUERY_SPAWN_SUPPORT {
-                    let v = pmix_core::Value::String(SPAWN_SUPPORTED.join(","));
+                let supported = match k.as_str() {
+                    pmix_core::attrs::QUERY_SPAWN_SUPPORT => Some(SPAWN_SUPPORTED),
+                    pmix_core::attrs::QUERY_DEBUG_SUPPORT => Some(DEBUG_SUPPORTED),
+                    _ => None,
+                };
+                if let Some(list) = supported {
+                    let v = pmix_core::Value::String(list.join(","));
                     if let Ok(i) = Info::new(k.as_str(), v) {
                         out.push(i);
                     }

@@ -15,7 +15,7 @@ use crate::cli::{Export, Options};
 use crate::debugger;
 use crate::failure::{classify, Failure, Who};
 use crate::host::{Events, LauncherHost, SpawnRequest};
-use crate::launch::{Launcher, ProcPlan};
+use crate::launch::{Launcher, ProcPlan, StdinFrom};
 use crate::mpi_env;
 use crate::output::Forwarders;
 use crate::session_dir::SessionDir;
@@ -615,6 +615,7 @@ pub fn run(opts: &Options) -> i32 {
             fwd: &mut fwd,
             watchdog: watchdog.as_mut(),
             tag_output: opts.tag_output,
+            stdin_pipes: setup.host.stdin_pipes(),
         };
         // Rank 0 reads pmixrun's stdin, unless it is a terminal: the ranks
         // run in a background process group, where reading one stops them.
@@ -627,7 +628,11 @@ pub fn run(opts: &Options) -> i32 {
                 args: opts.args.clone(),
                 env: sup.base_env.clone(),
                 cwd: None,
-                stdin: rank == 0 && stdin_ok,
+                stdin: if rank == 0 && stdin_ok {
+                    StdinFrom::Pmixrun
+                } else {
+                    StdinFrom::Null
+                },
             })
             .collect();
         let (procs, err) = launcher.launch(1, &setup.nspace, opts.np, &plans, None);

@@ -15,6 +15,7 @@ use pmix_server::Server;
 use crate::children::{JobProcs, Rankproc};
 use crate::failure::Failure;
 use crate::output::{tag, Forwarders, Route, Sink};
+use crate::stdin_push::StdinPipes;
 use crate::watchdog::Watchdog;
 use pmix_core::proto::iof;
 
@@ -33,8 +34,20 @@ pub(crate) struct ProcPlan {
     pub env: EnvEdits,
     /// Working directory (pmixrun's when `None`).
     pub cwd: Option<PathBuf>,
-    /// Reads pmixrun's stdin (otherwise `/dev/null`).
-    pub stdin: bool,
+    /// What its stdin is.
+    pub stdin: StdinFrom,
+}
+
+/// Where a process's stdin comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum StdinFrom {
+    /// `/dev/null`.
+    #[default]
+    Null,
+    /// pmixrun's own stdin.
+    Pmixrun,
+    /// A pipe pmixrun holds, fed by `PMIx_IOF_push` (`stdin_push.rs`).
+    Pushed,
 }
 
 /// Why a job could not be started completely.
@@ -58,6 +71,8 @@ pub(crate) struct Launcher<'a> {
     pub watchdog: Option<&'a mut Watchdog>,
     /// `--tag-output`.
     pub tag_output: bool,
+    /// The stdin pipes of [`StdinFrom::Pushed`] processes.
+    pub stdin_pipes: &'a StdinPipes,
 }
 
 /// The status a spawner gets when `program` cannot be started.
@@ -130,10 +145,10 @@ impl Launcher<'_> {
             .env("OMPI_COMM_WORLD_LOCAL_RANK", rank.to_string())
             .env("OMPI_COMM_WORLD_LOCAL_SIZE", size.to_string())
             .envs(fork_env.iter().map(|(k, v)| (k, v)))
-            .stdin(if plan.stdin {
-                Stdio::inherit()
-            } else {
-                Stdio::null()
+            .stdin(match plan.stdin {
+                StdinFrom::Null => Stdio::null(),
+                StdinFrom::Pmixrun => Stdio::inherit(),
+                StdinFrom::Pushed => Stdio::piped(),
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -151,6 +166,11 @@ impl Launcher<'_> {
             message: format!("cannot execute {:?}: {e}", plan.program),
         })?;
         let pid = child.id();
+        if let Some(pipe) = child.stdin.take() {
+            self.stdin_pipes
+                .add(&proc, pipe)
+                .map_err(|e| internal(format!("cannot start a stdin thread for {proc}: {e}")))?;
+        }
         // Only this process (or one it starts, such as the program a
         // wrapper script runs) may connect as this rank.
         let _ = self.server.set_client_pid(&proc, pid);

@@ -125,6 +125,7 @@ mod pset_arg;
 mod pubsub;
 mod session_dir;
 mod spawn;
+mod stdin_push;
 mod watchdog;
 
 pub use cli::{parse_args, Export, Options, UsageError, MAX_NP, USAGE};

@@ -34,7 +34,7 @@ use pmix_core::{attrs, DataArray, Error, Info, Nspace, Proc, Rank, Result, Statu
 use pmix_server::SingleNodeJob;
 
 use crate::host::SpawnRequest;
-use crate::launch::ProcPlan;
+use crate::launch::{ProcPlan, StdinFrom};
 
 /// Default of `--spawn-slots`: how many spawned processes may run at once.
 pub const DEFAULT_SPAWN_SLOTS: u32 = 64;
@@ -97,6 +97,15 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
     if req.apps.is_empty() {
         return Err(Error::bad_param("spawn: no application given"));
     }
+    if let Some(i) = pmix_core::info::find(&req.job_info, attrs::DEBUG_STOP_ON_EXEC) {
+        if !matches!(i.value, Value::Bool(false)) {
+            return Err(Error::with_context(
+                Status::ERR_NOT_SUPPORTED,
+                "spawn: PMIX_DEBUG_STOP_ON_EXEC is not supported (pmixrun cannot stop a \
+                 process at exec without ptrace); use PMIX_DEBUG_STOP_IN_INIT",
+            ));
+        }
+    }
     let daemons = crate::debug_daemons::placement(&req.job_info, req.apps.len(), ctx.jobs)?;
     let placed: Vec<pmix_core::App>;
     let apps: &[pmix_core::App] = match daemons.as_ref().and_then(|d| d.count) {
@@ -139,6 +148,9 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
     }
     let size = size as u32;
     let base = |k: &str| std::env::var(k).ok();
+    // The requestor will push to rank 0's stdin (`PMIX_FWD_STDIN`, as
+    // `mpirun` forwards its own stdin to rank 0).
+    let pushed_stdin = flag(&req.job_info, attrs::FWD_STDIN);
     let mut procs = Vec::with_capacity(size as usize);
     for a in apps {
         let mut env = ctx.base_env.clone();
@@ -184,7 +196,11 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
                 args: args.clone(),
                 env: env.clone(),
                 cwd: cwd.clone(),
-                stdin: false,
+                stdin: if pushed_stdin && procs.is_empty() {
+                    StdinFrom::Pushed
+                } else {
+                    StdinFrom::Null
+                },
             });
         }
     }

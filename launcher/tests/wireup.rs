@@ -329,10 +329,29 @@ fn fences_spanning_nodes_go_through_the_host_and_remote_data_arrives() {
         .unwrap();
     infos.retain(|i| i.key.as_str() != attrs::LOCAL_SIZE);
     infos.push(Info::new(attrs::LOCAL_SIZE, Value::Uint32(2)).unwrap());
+    // Each node's data (UC-10: the remote node's sizes are readable).
+    for (id, host, n) in [(0u32, "testnode", 2u32), (1, "othernode", 1)] {
+        let node = vec![
+            Info::new(attrs::NODEID, Value::Uint32(id)).unwrap(),
+            Info::new(attrs::HOSTNAME, Value::String(host.into())).unwrap(),
+            Info::new(attrs::LOCAL_SIZE, Value::Uint32(n)).unwrap(),
+            Info::new(attrs::NODE_SIZE, Value::Uint32(n)).unwrap(),
+        ];
+        infos.push(
+            Info::new(
+                attrs::NODE_INFO_ARRAY,
+                Value::DataArray(Box::new(pmix_core::DataArray::from_infos(node))),
+            )
+            .unwrap(),
+        );
+    }
     server.register_nspace(&ns, 2, &infos).unwrap();
     let j = Job { server, host, ns };
     let outs = wait_all(spawn(&j, 0..2, "remote", &[]), Duration::from_secs(60));
     assert_all_ok(&outs);
+    for o in &outs {
+        assert!(text(o).contains("ok remote node sizes"), "{}", text(o));
+    }
     let fences = j.host.fences.lock().unwrap();
     // One host fence for the whole-namespace fence; the local-only subset
     // fence never reached the host.

@@ -12,7 +12,7 @@ use crate::data::{dmodex, modex};
 use crate::inner::Inner;
 use crate::link::{Link, ReplyTo};
 use crate::ops::event::{host_calls, route, server_errors};
-use crate::ops::{connect, fence, group, iof, lifecycle, log, pubsub, query, spawn};
+use crate::ops::{connect, fence, group, iof, iof_push, lifecycle, log, pubsub, query, spawn};
 
 /// Serves one request frame of `link`'s client.
 pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
@@ -114,5 +114,10 @@ pub(crate) fn dispatch(inner: &Arc<Inner>, link: &Arc<Link>, f: Frame) {
             channels,
         } => iof::pull(inner, to(msg::IOF_PULL), id, procs, channels),
         Request::IofDeregister { id } => iof::deregister(inner, to(msg::IOF_DEREGISTER), id),
+        Request::IofPush {
+            targets,
+            data,
+            directives,
+        } => iof_push::push(inner, to(msg::IOF_PUSH), targets, data, directives),
     }
 }

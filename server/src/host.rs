@@ -223,6 +223,25 @@ pub trait Host: Send + Sync + 'static {
         not_supported(done, "log");
     }
 
+    /// `PMIx_IOF_push` of a local client or tool (`proc`): `data` for the
+    /// stdin of `targets` (a wildcard rank: every rank of its job), in
+    /// order; `PMIX_IOF_COMPLETE` among the `directives` closes their
+    /// stdin once `data` is written (`data` may then be empty). The host
+    /// owns its processes' stdin; `done` gets the status the caller sees
+    /// (`PMIX_ERR_NOT_FOUND` for a target whose stdin it does not hold).
+    #[doc(alias = "pmix_server_stdin_fn_t")]
+    fn push_stdin(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        data: &[u8],
+        directives: &[Info],
+        done: Completion<()>,
+    ) {
+        let _ = (proc, targets, data, directives);
+        not_supported(done, "stdin forwarding");
+    }
+
     /// Job control (later issue).
     fn job_control(
         &self,

@@ -276,6 +276,21 @@ impl Server {
         ops::psets::names_for_new_nspace(&self.inner)
     }
 
+    /// Changes `nspace`'s registered job data while it runs (a dynamic
+    /// job: its size, the universe size, any job-level, per-rank or
+    /// per-node key, given as [`register_nspace`](Self::register_nspace)
+    /// takes them). A client's `get` after this returns the new values.
+    /// `PMIX_JOB_SIZE` also changes the count collectives wait for.
+    ///
+    /// # Errors
+    /// `PMIX_ERR_NOT_FOUND` for a namespace not registered;
+    /// `PMIX_ERR_BAD_PARAM` for `PMIX_LOCAL_SIZE` or `PMIX_NSPACE` (what the
+    /// host registered on this node stays), a private key, or a malformed
+    /// array; `PMIX_ERR_OUT_OF_RESOURCE` when the store is full.
+    pub fn update_job_info(&self, nspace: &Nspace, info: &[Info]) -> Result<()> {
+        data::update::update_job_info(&self.inner, nspace, info)
+    }
+
     /// Removes a namespace and its data; its clients must be deregistered.
     ///
     /// # Errors

@@ -3,7 +3,8 @@
 //! output of other processes that its server's host forwards
 //! (`pmixrun` forwards every rank's lines; a job spawned with
 //! `PMIX_FWD_STDOUT` / `PMIX_FWD_STDERR` has its lines sent to the
-//! requestor instead of pmixrun's streams).
+//! requestor instead of pmixrun's streams). `PMIx_IOF_push` over
+//! [`pmix_client::Client::iof_push`]: bytes to other processes' stdin.
 //!
 //! The C handler runs on the library's callback thread, in arrival order,
 //! with the source, the channel and a byte object valid for the call only
@@ -144,4 +145,52 @@ pub unsafe extern "C" fn PMIx_IOF_deregister(
         .map_err(|_| Error::with_context(Status::ERR_NOT_FOUND, "no such IOF handler"))
         .and_then(|id| role::client()?.iof_deregister(id));
     reply_op(status("PMIx_IOF_deregister", &r), cbfunc, cbdata)
+}
+
+/// `pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t
+/// ntargets, pmix_byte_object_t *bo, const pmix_info_t directives[],
+/// size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)`: writes `bo`'s
+/// bytes (NULL: none) to the stdin of `targets` (a wildcard rank: every
+/// rank of its job) through the server's host; `PMIX_IOF_COMPLETE` among
+/// the directives closes their stdin after them. `pmixrun` holds the stdin
+/// of rank 0 of a job spawned with `PMIX_FWD_STDIN`; another target is
+/// `PMIX_ERR_NOT_FOUND`. `PMIX_IOF_PUSH_STDIN` is `PMIX_ERR_NOT_SUPPORTED`.
+/// Blocking without `cbfunc`; with it the call returns `PMIX_SUCCESS` and
+/// `cbfunc(status, cbdata)` runs on the callback thread. The bytes are
+/// copied before the call returns.
+///
+/// # Safety
+/// `targets` NULL or `ntargets` valid procs; `bo` NULL or a valid byte
+/// object; `directives` NULL or `ndirs` valid infos; `cbfunc` NULL or
+/// callable from any thread with `cbdata`.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_IOF_push(
+    targets: *const pmix_proc_t,
+    ntargets: usize,
+    bo: *mut pmix_byte_object_t,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    let r = (|| -> Result<()> {
+        // SAFETY: forwarded caller guarantee.
+        let targets = unsafe { procs_from_c(targets, ntargets) }?;
+        // SAFETY: forwarded caller guarantee.
+        let directives = unsafe { crate::convert::infos_from_c(directives, ndirs) }?;
+        let data: &[u8] = if bo.is_null() {
+            &[]
+        } else {
+            // SAFETY: `bo` is a valid byte object (caller guarantee).
+            let b = unsafe { &*bo };
+            if b.bytes.is_null() || b.size == 0 {
+                &[]
+            } else {
+                // SAFETY: a valid byte object's `bytes` holds `size` bytes.
+                unsafe { std::slice::from_raw_parts(b.bytes.cast::<u8>(), b.size) }
+            }
+        };
+        role::client()?.iof_push(&targets, data, &directives)
+    })();
+    reply_op(status("PMIx_IOF_push", &r), cbfunc, cbdata)
 }

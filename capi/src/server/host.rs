@@ -29,6 +29,7 @@ use crate::convert::{
 use crate::types::*;
 
 mod query;
+mod stdin;
 
 /// The C module and the `server_object` of each registered client.
 #[derive(Debug)]
@@ -730,6 +731,17 @@ impl Host for CHost {
 
     fn query(&self, proc: &Proc, queries: &[pmix_core::Query], done: Completion<Vec<Info>>) {
         self.query_call(proc, queries, done);
+    }
+
+    fn push_stdin(
+        &self,
+        proc: &Proc,
+        targets: &[Proc],
+        data: &[u8],
+        directives: &[Info],
+        done: Completion<()>,
+    ) {
+        self.push_stdin_call(proc, targets, data, directives, done);
     }
 
     /// The spawn slot (`pmix_server_spawn_fn_t`) with C copies of the

@@ -97,7 +97,6 @@ fn entry_points_answer_not_supported_and_never_call_back() {
             PMIx_Compute_distances_nb(ptr::null_mut(), ptr::null_mut(), n, 0, Some(dist_cb), cbd),
             PMIx_Load_topology(ptr::null_mut()),
             PMIx_Data_pack(p, ptr::null_mut(), cbd, 1, PMIX_INT),
-            PMIx_IOF_push(p, 0, ptr::null_mut(), c, 0, Some(op_cb), cbd),
             PMIx_server_IOF_deliver(
                 p,
                 PMIX_FWD_STDOUT_CHANNEL,

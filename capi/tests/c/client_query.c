@@ -20,6 +20,7 @@
  * a handler registered after init exactly once.
  */
 #include "client_common.h"
+#include <pmix_tool.h> /* PMIx_IOF_push */
 
 static atomic_int nb_calls, nb_done, defines;
 static pmix_status_t nb_status;
@@ -294,6 +295,22 @@ int main(int argc, char **argv)
         }
         PMIX_INFO_FREE(res, n);
         PMIX_QUERY_DESTRUCT(&q);
+        /* PMIx_IOF_push reaches the host's push_stdin slot: answered
+         * later, at once (with PMIX_IOF_COMPLETE), or refused. */
+        if (me.rank == 0) {
+            pmix_proc_t to;
+            PMIX_LOAD_PROCID(&to, me.nspace, 1);
+            pmix_byte_object_t bo = {.bytes = "hello\n", .size = 6};
+            CHECK_RC(PMIx_IOF_push(&to, 1, &bo, NULL, 0, NULL, NULL), PMIX_SUCCESS);
+            bool yes = true;
+            pmix_info_t done;
+            PMIX_INFO_LOAD(&done, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
+            bo.bytes = "bye\n";
+            bo.size = 4;
+            CHECK_RC(PMIx_IOF_push(&to, 1, &bo, &done, 1, NULL, NULL), PMIX_SUCCESS);
+            PMIX_LOAD_PROCID(&to, me.nspace, 7);
+            CHECK_RC(PMIx_IOF_push(&to, 1, &bo, NULL, 0, NULL, NULL), PMIX_ERR_NOT_FOUND);
+        }
     }
 
     if (with_psets) {

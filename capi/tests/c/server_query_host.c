@@ -6,7 +6,8 @@
  * "everyone" with PMIx_server_define_process_set before starting NP
  * clients, deletes and redefines "gone" around nothing (checking the
  * return codes), then fork+execs the client program with the
- * environment PMIx_server_setup_fork gave.
+ * environment PMIx_server_setup_fork gave. Its `push_stdin` slot records
+ * what the clients push with PMIx_IOF_push.
  *
  * Usage: server_query_host <client program> [args...]
  * Prints "server_query_host: N checks passed" and exits 0.
@@ -93,6 +94,53 @@ static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqu
     return PMIX_SUCCESS;
 }
 
+/* push_stdin: records what rank 0's PMIx_IOF_push calls send (to rank
+ * 1): the first answered from another thread, the one with
+ * PMIX_IOF_COMPLETE at once (PMIX_OPERATION_SUCCEEDED), a target outside
+ * the job refused with PMIX_ERR_NOT_FOUND. */
+static atomic_int n_pushes, bad_push, push_complete;
+static char pushed[64];
+
+struct op_later {
+    pmix_op_cbfunc_t cb;
+    void *cbdata;
+};
+
+static void *op_answer_later(void *p)
+{
+    struct op_later *o = p;
+    usleep(1000);
+    o->cb(PMIX_SUCCESS, o->cbdata);
+    free(o);
+    return NULL;
+}
+
+static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t targets[],
+                                size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                                const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc,
+                                void *cbdata)
+{
+    atomic_fetch_add(&n_pushes, 1);
+    if (NULL == source || 0 != source->rank || NULL == targets || 1 != ntargets)
+        atomic_fetch_add(&bad_push, 1);
+    if (NULL != targets && ntargets > 0 && targets[0].rank > 2)
+        return PMIX_ERR_NOT_FOUND;
+    if (NULL != bo && NULL != bo->bytes && strlen(pushed) + bo->size < sizeof pushed)
+        strncat(pushed, bo->bytes, bo->size);
+    for (size_t i = 0; i < ndirs; i++)
+        if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COMPLETE)) {
+            atomic_store(&push_complete, 1);
+            return PMIX_OPERATION_SUCCEEDED;
+        }
+    struct op_later *o = malloc(sizeof *o);
+    o->cb = cbfunc;
+    o->cbdata = cbdata;
+    pthread_t t;
+    pthread_create(&t, NULL, op_answer_later, o);
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t connected(const pmix_proc_t *proc, void *obj, pmix_op_cbfunc_t cb, void *cbdata)
 {
     return PMIX_OPERATION_SUCCEEDED;
@@ -133,6 +181,7 @@ int main(int argc, char **argv)
     module.client_connected = connected;
     module.client_finalized = finalized;
     module.query = query;
+    module.push_stdin = push_stdin;
 
     char tmpl[] = "/tmp/pmixrs-query-host-XXXXXX";
     char *tmp = mkdtemp(tmpl);
@@ -203,6 +252,10 @@ int main(int argc, char **argv)
     }
     CHECK(atomic_load(&n_queries) > 0);
     CHECK(0 == atomic_load(&bad_query));
+    CHECK(3 == atomic_load(&n_pushes));
+    CHECK(0 == atomic_load(&bad_push));
+    CHECK(1 == atomic_load(&push_complete));
+    CHECK(0 == strcmp(pushed, "hello\nbye\n"));
     CHECK_RC(PMIx_server_delete_process_set("even"), PMIX_SUCCESS);
     PMIx_server_deregister_nspace(ns, op_cb, NULL);
     CHECK_RC(wait_op(), PMIX_SUCCESS);

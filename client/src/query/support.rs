@@ -107,4 +107,9 @@ pub(crate) const CLIENT_FUNCTIONS: &[Function] = &[
             attrs::QUERY_ATTRIBUTE_SUPPORT,
         ],
     },
+    Function {
+        name: "PMIx_IOF_push",
+        needs: caps::IOF_PUSH,
+        attrs: &[attrs::IOF_COMPLETE],
+    },
 ];

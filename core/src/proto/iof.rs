@@ -1,5 +1,7 @@
 //! IO forwarding (`PMIx_IOF_pull`, `PMIX_FWD_STDOUT`): the chunk of a
 //! process's output the server sends a connection (`IOF_DELIVER`, one-way).
+//! The other direction, `PMIx_IOF_push` to processes' stdin, is the
+//! request `Request::IofPush` (`IOF_PUSH`, capability `caps::IOF_PUSH`).
 //!
 //! A chunk goes to a connection that pulled the source's channel
 //! (`IOF_PULL`, naming the pulling handlers' ids in `ids`) or that spawned
@@ -86,6 +88,26 @@ mod tests {
         assert_eq!(IofChunk::decode(&b).unwrap(), c);
         for cut in 0..b.len() {
             assert!(IofChunk::decode(&b[..cut]).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn a_push_round_trips_and_needs_its_capability() {
+        use crate::proto::{caps, msg, Request};
+        let r = Request::IofPush {
+            targets: vec![Proc::new("job", crate::Rank::WILDCARD).unwrap()],
+            data: b"line\n".to_vec(),
+            directives: vec![crate::Info::flag(crate::attrs::IOF_COMPLETE).unwrap()],
+        };
+        assert_eq!(r.msg_type(), msg::IOF_PUSH);
+        assert_eq!(r.needs_cap(), Some(caps::IOF_PUSH));
+        let b = r.encode();
+        assert_eq!(Request::decode(msg::IOF_PUSH, &b).unwrap(), r);
+        for cut in 0..b.len() {
+            assert!(
+                Request::decode(msg::IOF_PUSH, &b[..cut]).is_err(),
+                "cut at {cut}"
+            );
         }
     }
 }

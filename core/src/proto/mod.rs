@@ -80,6 +80,10 @@ pub mod caps {
     /// [`GROUP_DECIDE`](super::msg::GROUP_DECIDE) on
     /// `PMIX_GROUP_CONSTRUCT_ABORT` (the leader notified the abort itself).
     pub const GROUP_LEADER_ACTIONS: u64 = 1 << 14;
+    /// `PMIx_IOF_push`: a client or tool sends bytes to other processes'
+    /// stdin through the server and its host
+    /// ([`IOF_PUSH`](super::msg::IOF_PUSH)).
+    pub const IOF_PUSH: u64 = 1 << 15;
 
     /// Everything protocol version 1 offered.
     pub const V1: u64 = SHM_STORE | SHM_MODEX | SHM_FENCE | DIRECT_MODEX | SOCKET_COMMIT;
@@ -90,7 +94,8 @@ pub mod caps {
     /// Everything protocol version 4 offered.
     pub const V4: u64 = V3 | LOG | PUBSUB;
     /// Everything this build offers.
-    pub const ALL: u64 = V4 | CONNECT | SPAWN | QUERY | GROUPS | TOOL | GROUP_LEADER_ACTIONS;
+    pub const ALL: u64 =
+        V4 | CONNECT | SPAWN | QUERY | GROUPS | TOOL | GROUP_LEADER_ACTIONS | IOF_PUSH;
 
     /// Capabilities that appeared in `version`; a peer speaking an older
     /// version cannot have them.
@@ -188,6 +193,9 @@ pub mod msg {
     pub const IOF_DELIVER: u16 = 50;
     /// Client → server: `PMIx_IOF_deregister` of one handler id.
     pub const IOF_DEREGISTER: u16 = 51;
+    /// Client → server: `PMIx_IOF_push`: bytes for the stdin of some
+    /// procs, handed to the host (`Host::push_stdin`).
+    pub const IOF_PUSH: u16 = 52;
     /// Bit set in a reply's type: the reply to request type `t` is
     /// `REPLY | t`.
     pub const REPLY: u16 = 0x8000;

@@ -203,6 +203,17 @@ pub enum Request {
         /// The handler id given to `IofPull`.
         id: u32,
     },
+    /// `PMIx_IOF_push`: `data` for the stdin of `targets` (a wildcard
+    /// rank: every rank of its job); `PMIX_IOF_COMPLETE` among the
+    /// directives closes their stdin after it.
+    IofPush {
+        /// Whose stdin.
+        targets: Vec<Proc>,
+        /// The bytes (may be empty).
+        data: Vec<u8>,
+        /// `PMIX_IOF_COMPLETE` and the like.
+        directives: Vec<Info>,
+    },
 }
 
 /// One published datum (`pmix_pdata_t`): who published `key` and its value.
@@ -299,6 +310,7 @@ impl Request {
             Request::Spawn { .. } => msg::SPAWN,
             Request::IofPull { .. } => msg::IOF_PULL,
             Request::IofDeregister { .. } => msg::IOF_DEREGISTER,
+            Request::IofPush { .. } => msg::IOF_PUSH,
         }
     }
 
@@ -323,6 +335,7 @@ impl Request {
             Request::Query { .. } => Some(caps::QUERY),
             Request::Spawn { .. } => Some(caps::SPAWN),
             Request::IofPull { .. } | Request::IofDeregister { .. } => Some(caps::TOOL),
+            Request::IofPush { .. } => Some(caps::IOF_PUSH),
             Request::Fence { procs, .. } => {
                 let first = procs.first().map(|p| &p.nspace);
                 procs
@@ -451,6 +464,15 @@ impl Request {
                 e.put_u16(*channels);
             }
             Request::IofDeregister { id } => e.put_u32(*id),
+            Request::IofPush {
+                targets,
+                data,
+                directives,
+            } => {
+                e.put_procs(targets);
+                e.put_bytes(data);
+                e.put_infos(directives);
+            }
         }
         e.finish()
     }
@@ -605,6 +627,11 @@ impl Request {
                 channels: d.get_u16()?,
             },
             msg::IOF_DEREGISTER => Request::IofDeregister { id: d.get_u32()? },
+            msg::IOF_PUSH => Request::IofPush {
+                targets: d.get_procs()?,
+                data: d.get_bytes()?.to_vec(),
+                directives: d.get_infos()?,
+            },
             t => {
                 return Err(Error::with_context(
                     Status::ERR_NOT_SUPPORTED,

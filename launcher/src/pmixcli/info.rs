@@ -21,6 +21,7 @@ const CAPS: &[(u64, &str)] = &[
     (caps::CONNECT, "connect"),
     (caps::QUERY, "query"),
     (caps::TOOL, "tool"),
+    (caps::IOF_PUSH, "iof-push"),
 ];
 
 /// Runs `pmix info`.

@@ -8,8 +8,10 @@
 //! | `registration.rs` | register / deregister namespaces and clients |
 //! | `job.rs` | the job-data store: values, imported remote cards, the host's `get` |
 //! | `card.rs` | a local proc's committed card (a plain value) |
+//! | `nodes.rs` | per-node job data: node-qualified keys, this node's job level |
 //! | `modex.rs` | reading cards from the clients' modex stores, node blobs, socket commits |
 //! | `commits.rs` | baselines, departed cards, requests held for a commit |
+//! | `update.rs` | job data that changes while the job runs |
 //! | `dmodex.rs` | the server-side `get` and `Server::dmodex_request_nb` |
 
 pub(crate) mod card;
@@ -17,4 +19,6 @@ pub(crate) mod commits;
 pub(crate) mod dmodex;
 pub(crate) mod job;
 pub(crate) mod modex;
+pub(crate) mod nodes;
 pub(crate) mod registration;
+pub(crate) mod update;

@@ -17,10 +17,15 @@ use crate::registry::{ClientRec, NsInfo};
 /// `(key, value)` pairs of one level (job, or one rank).
 type Entries = Vec<(String, Value)>;
 
-/// Splits registration infos into job-level and per-rank entries.
-fn flatten(info: &[Info]) -> Result<(Entries, BTreeMap<u32, Entries>)> {
+/// Registration infos split: job-level entries, per-rank entries, and the
+/// node arrays (`data/nodes.rs`).
+type Flat = (Entries, BTreeMap<u32, Entries>, Vec<Vec<Info>>);
+
+/// Splits registration infos into job-level, per-rank and per-node entries.
+pub(crate) fn flatten(info: &[Info]) -> Result<Flat> {
     let mut job = Vec::new();
     let mut per_rank: BTreeMap<u32, Entries> = BTreeMap::new();
+    let mut nodes = Vec::new();
     for i in info {
         let key = i.key.as_str();
         if key == attrs::PROC_DATA {
@@ -46,9 +51,15 @@ fn flatten(info: &[Info]) -> Result<(Entries, BTreeMap<u32, Entries>)> {
             for x in inner {
                 entry.push((x.key.as_str().to_owned(), x.value.clone()));
             }
-        } else if key == attrs::APP_INFO_ARRAY || key == attrs::NODE_INFO_ARRAY {
-            // One node, one app per registration here: their keys describe
-            // this job as a whole (later issues add per-app/per-node levels).
+        } else if key == attrs::NODE_INFO_ARRAY {
+            let inner = i
+                .value
+                .as_info_array()
+                .map_err(|_| Error::bad_param("PMIX_NODE_INFO_ARRAY must be an array of infos"))?;
+            nodes.push(inner.into_iter().cloned().collect());
+        } else if key == attrs::APP_INFO_ARRAY {
+            // One app per registration here: its keys describe this job as
+            // a whole (a later issue adds the per-app level).
             if let Ok(inner) = i.value.as_info_array() {
                 for x in inner {
                     job.push((x.key.as_str().to_owned(), x.value.clone()));
@@ -58,7 +69,7 @@ fn flatten(info: &[Info]) -> Result<(Entries, BTreeMap<u32, Entries>)> {
             job.push((key.to_owned(), i.value.clone()));
         }
     }
-    Ok((job, per_rank))
+    Ok((job, per_rank, nodes))
 }
 
 pub(crate) fn register_nspace(
@@ -67,7 +78,8 @@ pub(crate) fn register_nspace(
     nlocal: u32,
     info: &[Info],
 ) -> Result<()> {
-    let (mut job, per_rank) = flatten(info)?;
+    let (mut job, per_rank, nodes) = flatten(info)?;
+    crate::data::nodes::add_node_arrays(&mut job, &nodes, &inner.cfg.hostname);
     let has = |job: &[(String, Value)], k: &str| job.iter().any(|(key, _)| key == k);
     if !has(&job, attrs::NSPACE) {
         job.push((attrs::NSPACE.into(), Value::String(nspace.as_str().into())));

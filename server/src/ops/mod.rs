@@ -13,6 +13,7 @@ pub(crate) mod event;
 pub(crate) mod fence;
 pub(crate) mod group;
 pub(crate) mod iof;
+pub(crate) mod iof_push;
 pub(crate) mod lifecycle;
 pub(crate) mod log;
 pub(crate) mod psets;
