@@ -110,6 +110,50 @@ unsafe fn release(source: &mut *mut c_char, object: &mut *mut c_void, destroy: &
     *source = ptr::null_mut();
 }
 
+/// `pmix_status_t PMIx_Get_relative_locality(const char *locality1, const
+/// char *locality2, pmix_locality_t *locality)`: the
+/// `PMIX_LOCALITY_SHARE_*` bits two processes of one node share, from
+/// their `PMIX_LOCALITY_STRING`s (with or without the `hwloc:` prefix);
+/// needs no hwloc ([`pmix_core::locality`]). `PMIX_ERR_BAD_PARAM` (and
+/// `PMIX_LOCALITY_UNKNOWN`) for a NULL argument or a string that is not a
+/// locality string.
+///
+/// # Safety
+/// `locality1` and `locality2` NULL or NUL-terminated; `locality` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn PMIx_Get_relative_locality(
+    locality1: *const c_char,
+    locality2: *const c_char,
+    locality: *mut pmix_locality_t,
+) -> pmix_status_t {
+    if locality.is_null() {
+        return crate::status::fail(
+            "PMIx_Get_relative_locality",
+            &pmix_core::Error::bad_param("PMIx_Get_relative_locality: NULL result"),
+        );
+    }
+    // SAFETY: non-NULL and writable (caller guarantee).
+    unsafe { locality.write(0) };
+    // SAFETY: NULL or NUL-terminated (caller guarantee).
+    let (a, b) = unsafe { (cmem::c_string(locality1), cmem::c_string(locality2)) };
+    let r = match (a, b) {
+        (Ok(Some(a)), Ok(Some(b))) => pmix_core::locality::relative(&a, &b),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+        _ => Err(pmix_core::Error::bad_param(
+            "PMIx_Get_relative_locality: NULL locality string",
+        )),
+    };
+    match r {
+        Ok(bits) => {
+            // SAFETY: as above.
+            unsafe { locality.write(bits) };
+            PMIX_SUCCESS
+        }
+        Err(e) => crate::status::fail("PMIx_Get_relative_locality", &e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,49 +251,5 @@ mod tests {
             PMIx_Topology_destruct(&mut t);
             assert!(t.source.is_null() && t.topology.is_null());
         }
-    }
-}
-
-/// `pmix_status_t PMIx_Get_relative_locality(const char *locality1, const
-/// char *locality2, pmix_locality_t *locality)`: the
-/// `PMIX_LOCALITY_SHARE_*` bits two processes of one node share, from
-/// their `PMIX_LOCALITY_STRING`s (with or without the `hwloc:` prefix);
-/// needs no hwloc ([`pmix_core::locality`]). `PMIX_ERR_BAD_PARAM` (and
-/// `PMIX_LOCALITY_UNKNOWN`) for a NULL argument or a string that is not a
-/// locality string.
-///
-/// # Safety
-/// `locality1` and `locality2` NULL or NUL-terminated; `locality` NULL or
-/// writable.
-#[no_mangle]
-pub unsafe extern "C" fn PMIx_Get_relative_locality(
-    locality1: *const c_char,
-    locality2: *const c_char,
-    locality: *mut pmix_locality_t,
-) -> pmix_status_t {
-    if locality.is_null() {
-        return crate::status::fail(
-            "PMIx_Get_relative_locality",
-            &pmix_core::Error::bad_param("PMIx_Get_relative_locality: NULL result"),
-        );
-    }
-    // SAFETY: non-NULL and writable (caller guarantee).
-    unsafe { locality.write(0) };
-    // SAFETY: NULL or NUL-terminated (caller guarantee).
-    let (a, b) = unsafe { (cmem::c_string(locality1), cmem::c_string(locality2)) };
-    let r = match (a, b) {
-        (Ok(Some(a)), Ok(Some(b))) => pmix_core::locality::relative(&a, &b),
-        (Err(e), _) | (_, Err(e)) => Err(e),
-        _ => Err(pmix_core::Error::bad_param(
-            "PMIx_Get_relative_locality: NULL locality string",
-        )),
-    };
-    match r {
-        Ok(bits) => {
-            // SAFETY: as above.
-            unsafe { locality.write(bits) };
-            PMIX_SUCCESS
-        }
-        Err(e) => crate::status::fail("PMIx_Get_relative_locality", &e),
     }
 }

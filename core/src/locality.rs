@@ -49,8 +49,11 @@ fn level(prefix: &str) -> Option<u16> {
     })
 }
 
-/// Parses an hwloc list (`0-3,5`) into sorted, merged ranges.
-fn ranges(list: &str) -> Result<Vec<(u32, u32)>> {
+/// Index ranges, inclusive, sorted by their start.
+type Ranges = Vec<(u32, u32)>;
+
+/// Parses an hwloc list (`0-3,5`) into sorted ranges.
+fn ranges(list: &str) -> Result<Ranges> {
     let bad = || Error::bad_param(format!("locality: bad index list {list:?}"));
     let mut v = Vec::new();
     for part in list.split(',').filter(|p| !p.is_empty()) {
@@ -84,7 +87,7 @@ fn intersects(x: &[(u32, u32)], y: &[(u32, u32)]) -> bool {
 }
 
 /// The fields of a locality string: (level bit, index ranges).
-fn fields(s: &str) -> Result<Vec<(u16, Vec<(u32, u32)>)>> {
+fn fields(s: &str) -> Result<Vec<(u16, Ranges)>> {
     let body = s
         .get(..6)
         .filter(|p| p.eq_ignore_ascii_case("hwloc:"))
