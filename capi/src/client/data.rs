@@ -13,8 +13,8 @@ use pmix_client::Client;
 use pmix_core::{DataArray, Info, Proc, Result, Scope, Value};
 use pmix_server::Server;
 
-use crate::cdata::value_destruct;
 use super::get_cache;
+use crate::cdata::value_destruct;
 use crate::cmem;
 use crate::convert::{
     directives_in, key_in, proc_from_c, proc_in, value_from_c, value_to_c, value_to_c_boxed,

@@ -68,7 +68,10 @@ unsafe fn own_job_rank(c: &Client, proc_: *const pmix_proc_t) -> Option<u32> {
 ///
 /// # Safety
 /// `proc_` is NULL or a valid proc; `key` a non-NULL C string.
-pub(super) unsafe fn lookup(proc_: *const pmix_proc_t, key: *const c_char) -> Option<*mut pmix_value_t> {
+pub(super) unsafe fn lookup(
+    proc_: *const pmix_proc_t,
+    key: *const c_char,
+) -> Option<*mut pmix_value_t> {
     role::with_client(|c, epoch| {
         // SAFETY: forwarded caller guarantee.
         let rank = unsafe { own_job_rank(c, proc_) }?;
@@ -76,16 +79,16 @@ pub(super) unsafe fn lookup(proc_: *const pmix_proc_t, key: *const c_char) -> Op
         let key = unsafe { CStr::from_ptr(key) }.to_bytes();
         CACHE
             .try_with(|cache| {
-            let cache = cache.borrow();
-            let e = cache
-                .entries
-                .iter()
-                .find(|e| e.rank == rank && e.key.as_bytes() == key && e.epoch == epoch)?;
-            if !c.data_stamp_holds(&e.stamp) {
-                return None;
-            }
-            value_to_c_boxed(&e.value).ok()
-        })
+                let cache = cache.borrow();
+                let e = cache
+                    .entries
+                    .iter()
+                    .find(|e| e.rank == rank && e.key.as_bytes() == key && e.epoch == epoch)?;
+                if !c.data_stamp_holds(&e.stamp) {
+                    return None;
+                }
+                value_to_c_boxed(&e.value).ok()
+            })
             .ok()
             .flatten()
     })
