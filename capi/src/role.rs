@@ -171,8 +171,14 @@ pub(crate) fn client_else_server_events() -> Result<Endpoint<ProcessEvents>> {
 /// The rule for `PMIx_Notify_event`: the server when this process is one,
 /// else the client, else the client's `PMIX_ERR_INIT`.
 pub(crate) fn server_else_client() -> Result<Endpoint<Arc<Server>>> {
-    match server() {
-        Ok(s) => Ok(Endpoint::Server(s)),
-        Err(_) => client().map(Endpoint::Client),
+    // Not `server()`: its error (a message) would cost an allocation on
+    // every notification of a plain client.
+    let server = SERVER
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    match server {
+        Some(s) => Ok(Endpoint::Server(s)),
+        None => client().map(Endpoint::Client),
     }
 }

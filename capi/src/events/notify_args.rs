@@ -1,0 +1,101 @@
+//! The directives of `PMIx_Notify_event` as [`Info`]s without a heap
+//! allocation per event on the steady state (issue 18): each thread reuses
+//! one vector for them and the keys it saw lately (a [`Key`] is shared,
+//! so a known key costs a reference count, not a copy). Values that own
+//! memory (strings, byte objects) are still copied.
+
+use std::cell::RefCell;
+
+use pmix_core::{Info, InfoFlags, Key, Result, Status};
+
+use crate::cmem;
+use crate::convert::{key_from_c, value_from_c};
+use crate::types::*;
+
+/// Keys a thread keeps.
+const KEYS_KEPT: usize = 32;
+
+thread_local! {
+    /// The keys this thread's notifications used lately, oldest first.
+    static KEYS: RefCell<Vec<Key>> = const { RefCell::new(Vec::new()) };
+    /// The vector the last notification of this thread used, emptied.
+    static SCRATCH: RefCell<Vec<Info>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The key of `k`, shared with an earlier one of this thread when it is
+/// the same.
+fn key_of(k: &pmix_key_t) -> Result<Key> {
+    let bytes = cmem::fixed_bytes(k);
+    let known = KEYS
+        .try_with(|keys| {
+            keys.borrow()
+                .iter()
+                .find(|key| key.as_str().as_bytes() == bytes)
+                .cloned()
+        })
+        .ok()
+        .flatten();
+    if let Some(key) = known {
+        return Ok(key);
+    }
+    let key = key_from_c(k)?;
+    let _ = KEYS.try_with(|keys| {
+        let mut keys = keys.borrow_mut();
+        if keys.capacity() == 0 {
+            keys.reserve_exact(KEYS_KEPT);
+        }
+        if keys.len() == KEYS_KEPT {
+            keys.remove(0);
+        }
+        keys.push(key.clone());
+    });
+    Ok(key)
+}
+
+/// `f` on the `n` C infos at `info` read as `directives_in` reads them
+/// (an entry of a type the data model cannot hold is skipped unless
+/// `PMIX_INFO_REQD`).
+///
+/// # Safety
+/// `info` is NULL or points to `n` valid infos.
+///
+/// # Errors
+/// The first entry that does not convert, or `f`'s error.
+pub(super) unsafe fn with_directives<R>(
+    info: *const pmix_info_t,
+    n: usize,
+    f: impl FnOnce(&[Info]) -> Result<R>,
+) -> Result<R> {
+    if info.is_null() || n == 0 {
+        return f(&[]);
+    }
+    let mut out = SCRATCH
+        .try_with(|s| std::mem::take(&mut *s.borrow_mut()))
+        .unwrap_or_default();
+    out.clear();
+    let mut r = Ok(());
+    for i in 0..n {
+        // SAFETY: `i < n` infos are valid (caller guarantee).
+        let ci = unsafe { &*info.add(i) };
+        // SAFETY: as above.
+        let x = key_of(&ci.key).and_then(|key| {
+            Ok(Info {
+                key,
+                value: unsafe { value_from_c(&ci.value) }?,
+                flags: InfoFlags(ci.flags),
+            })
+        });
+        match x {
+            Ok(x) => out.push(x),
+            Err(e) if e.status() == Status::ERR_NOT_SUPPORTED && ci.flags & PMIX_INFO_REQD == 0 => {}
+            Err(e) => {
+                r = Err(e);
+                break;
+            }
+        }
+    }
+    let result = r.and_then(|()| f(&out));
+    out.clear();
+    let _ = SCRATCH.try_with(|s| *s.borrow_mut() = out);
+    result
+}
