@@ -87,7 +87,8 @@ pub(super) unsafe fn with_directives<R>(
         });
         match x {
             Ok(x) => out.push(x),
-            Err(e) if e.status() == Status::ERR_NOT_SUPPORTED && ci.flags & PMIX_INFO_REQD == 0 => {}
+            Err(e) if e.status() == Status::ERR_NOT_SUPPORTED && ci.flags & PMIX_INFO_REQD == 0 => {
+            }
             Err(e) => {
                 r = Err(e);
                 break;
