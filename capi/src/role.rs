@@ -19,7 +19,6 @@
 //! exception: a server process notifies as the server even when it is also
 //! a client ([`server_else_client`]).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockWriteGuard};
 
 use pmix_client::{Client, ProcessEvents};
@@ -27,13 +26,18 @@ use pmix_core::{Error, Result, Status};
 use pmix_server::Server;
 
 /// The client the C API uses while initialised (a clone of the
-/// process-wide [`Client::init`] one).
-static CLIENT: RwLock<Option<Client>> = RwLock::new(None);
+/// process-wide [`Client::init`] one), and how many times it was set or
+/// cleared: what a thread's get cache ([`crate::client::get_cache`]) kept
+/// under another epoch is not this client's.
+static CLIENT: RwLock<ClientSlot> = RwLock::new(ClientSlot {
+    client: None,
+    epoch: 0,
+});
 
-/// How many times [`CLIENT`] was set or cleared: what a thread's get cache
-/// ([`crate::client::get_cache`]) kept under another value is not this
-/// client's. Changed only under [`CLIENT`]'s write lock.
-static CLIENT_EPOCH: AtomicU64 = AtomicU64::new(0);
+struct ClientSlot {
+    client: Option<Client>,
+    epoch: u64,
+}
 
 /// The initialised server (shared so calls never hold the slot's lock
 /// while they run).
@@ -57,6 +61,7 @@ pub(crate) fn client() -> Result<Client> {
     CLIENT
         .read()
         .unwrap_or_else(PoisonError::into_inner)
+        .client
         .clone()
         .ok_or_else(|| Error::with_context(Status::ERR_INIT, "PMIx_Init has not been called"))
 }
@@ -67,20 +72,14 @@ pub(crate) fn client() -> Result<Client> {
 #[inline]
 pub(crate) fn with_client<R>(f: impl FnOnce(&Client, u64) -> R) -> Option<R> {
     let slot = CLIENT.read().unwrap_or_else(PoisonError::into_inner);
-    // ORDERING: Relaxed — written only under the write lock, which our
-    // read lock excludes: the value belongs to the client in the slot.
-    let epoch = CLIENT_EPOCH.load(Ordering::Relaxed);
-    slot.as_ref().map(|c| f(c, epoch))
+    slot.client.as_ref().map(|c| f(c, slot.epoch))
 }
 
 /// The current client epoch; read *before* [`client`], it is never newer
 /// than the client that returns (so what is kept under it is never
 /// mistaken for a later client's).
-#[inline]
 pub(crate) fn client_epoch() -> u64 {
-    // ORDERING: Acquire — pairs with the Release increments: a client set
-    // after this load carries a larger epoch.
-    CLIENT_EPOCH.load(Ordering::Acquire)
+    CLIENT.read().unwrap_or_else(PoisonError::into_inner).epoch
 }
 
 /// Whether this process is an initialised client.
@@ -88,6 +87,7 @@ pub(crate) fn is_client() -> bool {
     CLIENT
         .read()
         .unwrap_or_else(PoisonError::into_inner)
+        .client
         .is_some()
 }
 
@@ -95,20 +95,17 @@ pub(crate) fn is_client() -> bool {
 /// more reference then).
 pub(crate) fn set_client(c: Client) {
     let mut slot = CLIENT.write().unwrap_or_else(PoisonError::into_inner);
-    if slot.is_none() {
-        *slot = Some(c);
-        // ORDERING: Release — see `client_epoch`; the write lock orders it
-        // with the slot for `with_client`.
-        CLIENT_EPOCH.fetch_add(1, Ordering::Release);
+    if slot.client.is_none() {
+        slot.client = Some(c);
+        slot.epoch += 1;
     }
 }
 
 /// Forgets the client (the last `PMIx_Finalize`).
 pub(crate) fn clear_client() {
     let mut slot = CLIENT.write().unwrap_or_else(PoisonError::into_inner);
-    *slot = None;
-    // ORDERING: Release — as in `set_client`.
-    CLIENT_EPOCH.fetch_add(1, Ordering::Release);
+    slot.client = None;
+    slot.epoch += 1;
 }
 
 /// The server, or `PMIX_ERR_INIT`.

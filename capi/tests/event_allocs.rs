@@ -4,7 +4,7 @@
 //! and while it receives NAMESPACE events from its peer, each with one
 //! scalar info; on the steady state there are none.
 
-#[macro_use]
+#[allow(unused_macros)] // `require!`: these tests skip through `client_program`
 mod common;
 
 use common::cprog::*;

@@ -3,7 +3,7 @@
 //! get allocates only the memory the caller frees, and a kept answer never
 //! outlives the data it was read from.
 
-#[macro_use]
+#[allow(unused_macros)] // `require!`: these tests skip through `client_program`
 mod common;
 
 use common::cprog::*;

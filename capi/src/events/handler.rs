@@ -50,6 +50,8 @@ struct EvCtx {
 /// Contexts kept for reuse: with their info arrays, a handler call costs
 /// no heap allocation once the pool is warm (as many contexts as events
 /// in flight at once, up to [`POOL_KEEP`]).
+/// Boxed: a context's address is the `cbdata` a C handler holds.
+#[allow(clippy::vec_box)]
 static POOL: Mutex<Vec<Box<EvCtx>>> = Mutex::new(Vec::new());
 
 /// Most contexts the pool keeps.

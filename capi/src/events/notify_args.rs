@@ -77,10 +77,10 @@ pub(super) unsafe fn with_directives<R>(
     for i in 0..n {
         // SAFETY: `i < n` infos are valid (caller guarantee).
         let ci = unsafe { &*info.add(i) };
-        // SAFETY: as above.
         let x = key_of(&ci.key).and_then(|key| {
             Ok(Info {
                 key,
+                // SAFETY: the info's value is valid (caller guarantee).
                 value: unsafe { value_from_c(&ci.value) }?,
                 flags: InfoFlags(ci.flags),
             })
