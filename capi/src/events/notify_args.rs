@@ -1,12 +1,14 @@
 //! The directives of `PMIx_Notify_event` as [`Info`]s without a heap
 //! allocation per event on the steady state (issue 18): each thread reuses
 //! one vector for them and the keys it saw lately (a [`Key`] is shared,
-//! so a known key costs a reference count, not a copy). Values that own
-//! memory (strings, byte objects) are still copied.
+//! so a known key costs a reference count, not a copy), and an entry equal
+//! to the last call's at its place (a custom range's procs) is kept as it
+//! was converted. Other values that own memory (strings, byte objects)
+//! are still copied.
 
 use std::cell::RefCell;
 
-use pmix_core::{Info, InfoFlags, Key, Result, Status};
+use pmix_core::{DataType, Info, InfoFlags, Key, Result, Status, Value};
 
 use crate::cmem;
 use crate::convert::{key_from_c, value_from_c};
@@ -52,9 +54,40 @@ fn key_of(k: &pmix_key_t) -> Result<Key> {
     Ok(key)
 }
 
+/// Whether `kept` is already what converting C value `v` gives, for the
+/// one kind whose conversion allocates and that notifications repeat: a
+/// data array of procs (`PMIX_EVENT_CUSTOM_RANGE`, the affected procs).
+///
+/// # Safety
+/// `v` is a valid value.
+unsafe fn same_proc_array(kept: &Value, v: &pmix_value_t) -> bool {
+    let Value::DataArray(a) = kept else {
+        return false;
+    };
+    // SAFETY: the tag says which union member is valid (caller guarantee).
+    if v.type_ != PMIX_DATA_ARRAY || unsafe { v.data.darray }.is_null() {
+        return false;
+    }
+    // SAFETY: a non-NULL data array of a valid value.
+    let d = unsafe { &*v.data.darray };
+    if d.type_ != PMIX_PROC || a.elem_type() != DataType::PROC || d.size != a.len() {
+        return false;
+    }
+    if d.size == 0 || d.array.is_null() {
+        return d.size == 0;
+    }
+    // SAFETY: `size` procs (caller guarantee).
+    let procs = unsafe { std::slice::from_raw_parts(d.array.cast::<pmix_proc_t>(), d.size) };
+    procs.iter().zip(a.items()).all(|(c, r)| {
+        matches!(r, Value::Proc(p)
+            if p.rank.0 == c.rank && p.nspace.as_str().as_bytes() == cmem::fixed_bytes(&c.nspace))
+    })
+}
+
 /// `f` on the `n` C infos at `info` read as `directives_in` reads them
 /// (an entry of a type the data model cannot hold is skipped unless
-/// `PMIX_INFO_REQD`).
+/// `PMIX_INFO_REQD`). The thread's vector keeps the entries of its last
+/// call: an entry equal to the one at its place is not converted again.
 ///
 /// # Safety
 /// `info` is NULL or points to `n` valid infos.
@@ -72,11 +105,21 @@ pub(super) unsafe fn with_directives<R>(
     let mut out = SCRATCH
         .try_with(|s| std::mem::take(&mut *s.borrow_mut()))
         .unwrap_or_default();
-    out.clear();
+    let mut len = 0;
     let mut r = Ok(());
     for i in 0..n {
         // SAFETY: `i < n` infos are valid (caller guarantee).
         let ci = unsafe { &*info.add(i) };
+        if let Some(kept) = out.get_mut(len) {
+            // SAFETY: as above.
+            if kept.key.as_str().as_bytes() == cmem::fixed_bytes(&ci.key)
+                && unsafe { same_proc_array(&kept.value, &ci.value) }
+            {
+                kept.flags = InfoFlags(ci.flags);
+                len += 1;
+                continue;
+            }
+        }
         let x = key_of(&ci.key).and_then(|key| {
             Ok(Info {
                 key,
@@ -86,7 +129,14 @@ pub(super) unsafe fn with_directives<R>(
             })
         });
         match x {
-            Ok(x) => out.push(x),
+            Ok(x) => {
+                if len < out.len() {
+                    out[len] = x;
+                } else {
+                    out.push(x);
+                }
+                len += 1;
+            }
             Err(e) if e.status() == Status::ERR_NOT_SUPPORTED && ci.flags & PMIX_INFO_REQD == 0 => {
             }
             Err(e) => {
@@ -95,8 +145,9 @@ pub(super) unsafe fn with_directives<R>(
             }
         }
     }
-    let result = r.and_then(|()| f(&out));
-    out.clear();
+    let result = r.and_then(|()| f(&out[..len]));
+    // Kept for the next call of this thread (dropped past what it used).
+    out.truncate(len);
     let _ = SCRATCH.try_with(|s| *s.borrow_mut() = out);
     result
 }
