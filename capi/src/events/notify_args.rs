@@ -111,8 +111,8 @@ pub(super) unsafe fn with_directives<R>(
         // SAFETY: `i < n` infos are valid (caller guarantee).
         let ci = unsafe { &*info.add(i) };
         if let Some(kept) = out.get_mut(len) {
-            // SAFETY: as above.
             if kept.key.as_str().as_bytes() == cmem::fixed_bytes(&ci.key)
+                // SAFETY: the info's value is valid (caller guarantee).
                 && unsafe { same_proc_array(&kept.value, &ci.value) }
             {
                 kept.flags = InfoFlags(ci.flags);
