@@ -139,8 +139,10 @@ int main(void)
         double job = allocs_per_get(&wild, PMIX_JOB_SIZE);
         double bo = allocs_per_get(&peer, "cache.k64");
         printf("rank 0: allocations per get: job key %.3f, peer's 64 B key %.3f\n", job, bo);
-        CHECK(job == 1.0); /* the pmix_value_t */
-        CHECK(bo == 2.0);  /* the pmix_value_t and its bytes */
+        /* the pmix_value_t (and a byte object's bytes); a rare get that
+         * finds its kept answer outdated reads again (a few more) */
+        CHECK(job >= 1.0 && job < 1.05);
+        CHECK(bo >= 2.0 && bo < 2.05);
     }
     fence();
     /* the peer commits a new value: the kept answer is not handed out */
