@@ -26,8 +26,18 @@ use pmix_core::{Error, Result, Status};
 use pmix_server::Server;
 
 /// The client the C API uses while initialised (a clone of the
-/// process-wide [`Client::init`] one).
-static CLIENT: RwLock<Option<Client>> = RwLock::new(None);
+/// process-wide [`Client::init`] one), and how many times it was set or
+/// cleared: what a thread's get cache ([`crate::client::get_cache`]) kept
+/// under another epoch is not this client's.
+static CLIENT: RwLock<ClientSlot> = RwLock::new(ClientSlot {
+    client: None,
+    epoch: 0,
+});
+
+struct ClientSlot {
+    client: Option<Client>,
+    epoch: u64,
+}
 
 /// The initialised server (shared so calls never hold the slot's lock
 /// while they run).
@@ -51,8 +61,25 @@ pub(crate) fn client() -> Result<Client> {
     CLIENT
         .read()
         .unwrap_or_else(PoisonError::into_inner)
+        .client
         .clone()
         .ok_or_else(|| Error::with_context(Status::ERR_INIT, "PMIx_Init has not been called"))
+}
+
+/// `f` on the client, without taking a reference of it (the slot's read
+/// lock is held meanwhile: `f` must not block), with the [`client_epoch`]
+/// it belongs to; `None` before `PMIx_Init`.
+#[inline]
+pub(crate) fn with_client<R>(f: impl FnOnce(&Client, u64) -> R) -> Option<R> {
+    let slot = CLIENT.read().unwrap_or_else(PoisonError::into_inner);
+    slot.client.as_ref().map(|c| f(c, slot.epoch))
+}
+
+/// The current client epoch; read *before* [`client`], it is never newer
+/// than the client that returns (so what is kept under it is never
+/// mistaken for a later client's).
+pub(crate) fn client_epoch() -> u64 {
+    CLIENT.read().unwrap_or_else(PoisonError::into_inner).epoch
 }
 
 /// Whether this process is an initialised client.
@@ -60,6 +87,7 @@ pub(crate) fn is_client() -> bool {
     CLIENT
         .read()
         .unwrap_or_else(PoisonError::into_inner)
+        .client
         .is_some()
 }
 
@@ -67,14 +95,17 @@ pub(crate) fn is_client() -> bool {
 /// more reference then).
 pub(crate) fn set_client(c: Client) {
     let mut slot = CLIENT.write().unwrap_or_else(PoisonError::into_inner);
-    if slot.is_none() {
-        *slot = Some(c);
+    if slot.client.is_none() {
+        slot.client = Some(c);
+        slot.epoch += 1;
     }
 }
 
 /// Forgets the client (the last `PMIx_Finalize`).
 pub(crate) fn clear_client() {
-    *CLIENT.write().unwrap_or_else(PoisonError::into_inner) = None;
+    let mut slot = CLIENT.write().unwrap_or_else(PoisonError::into_inner);
+    slot.client = None;
+    slot.epoch += 1;
 }
 
 /// The server, or `PMIX_ERR_INIT`.
@@ -137,8 +168,14 @@ pub(crate) fn client_else_server_events() -> Result<Endpoint<ProcessEvents>> {
 /// The rule for `PMIx_Notify_event`: the server when this process is one,
 /// else the client, else the client's `PMIX_ERR_INIT`.
 pub(crate) fn server_else_client() -> Result<Endpoint<Arc<Server>>> {
-    match server() {
-        Ok(s) => Ok(Endpoint::Server(s)),
-        Err(_) => client().map(Endpoint::Client),
+    // Not `server()`: its error (a message) would cost an allocation on
+    // every notification of a plain client.
+    let server = SERVER
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    match server {
+        Some(s) => Ok(Endpoint::Server(s)),
+        None => client().map(Endpoint::Client),
     }
 }

@@ -18,6 +18,7 @@ mod conn;
 mod connect;
 mod cpus;
 mod data;
+mod data_stamp;
 pub mod debug;
 mod event;
 mod fence;
@@ -40,6 +41,7 @@ mod spawn;
 pub mod tool;
 
 pub use connect::ConnectDone;
+pub use data_stamp::DataStamp;
 pub use event::{Event, EventCompletion, ProcessEvents};
 pub use group_ops::GroupConstructed;
 pub use log::log_to_stdio;

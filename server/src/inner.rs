@@ -14,7 +14,6 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use pmix_core::{Nspace, Proc, Value};
 use pmix_shm::barrier::BarrierTable;
-use pmix_shm::ring::Ring;
 use pmix_shm::segment::Segment;
 use pmix_shm::store::{StoreReader, StoreWriter};
 use pmix_shm::sync::{AtomicBool, AtomicUsize};
@@ -48,8 +47,9 @@ pub(crate) struct Inner {
     pub(crate) segment: Segment,
     pub(crate) barriers: BarrierTable,
     pub(crate) store: Mutex<StoreWriter>,
-    /// Each client slot's inbound event ring (producer side), by slot.
-    pub(crate) rings: Vec<Ring>,
+    /// Each client slot's inbound event ring (producer side), by slot,
+    /// once the slot was first registered.
+    pub(crate) rings: crate::slot_regions::SlotRegions,
     pub(crate) state: Mutex<State>,
     /// Values the host stored with `PMIx_Store_internal` (this process
     /// only), newest last.

@@ -66,6 +66,7 @@ mod reactor;
 mod registry;
 pub mod rendezvous;
 mod secret;
+mod slot_regions;
 mod timer;
 mod tool;
 
@@ -168,17 +169,8 @@ impl Server {
         let barriers = segment
             .init::<BarrierTable>(RegionKind::BARRIERS, BARRIERS_ID, &barrier_params)
             .map_err(|e| init_err("barrier table", &e))?;
-        let mut rings = Vec::with_capacity(cfg.max_clients as usize);
-        for slot in 0..cfg.max_clients {
-            segment
-                .init::<StoreWriter>(RegionKind::MODEX, slot, &modex_params)
-                .map_err(|e| init_err("modex store", &e))?;
-            rings.push(
-                segment
-                    .init::<Ring>(RegionKind::CLIENT_RING, slot, &ring_params)
-                    .map_err(|e| init_err("event ring", &e))?,
-            );
-        }
+        // Each slot's store and ring: when the slot is first registered.
+        let rings = slot_regions::SlotRegions::new(cfg.max_clients, modex_params, ring_params);
         segment.publish();
 
         let dir = make_private_dir(&cfg.tmpdir)?;

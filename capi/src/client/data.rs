@@ -13,6 +13,7 @@ use pmix_client::Client;
 use pmix_core::{DataArray, Info, Proc, Result, Scope, Value};
 use pmix_server::Server;
 
+use super::get_cache;
 use crate::cdata::value_destruct;
 use crate::cmem;
 use crate::convert::{
@@ -153,14 +154,29 @@ pub unsafe extern "C" fn PMIx_Get(
     if val.is_null() {
         return fail("PMIx_Get", &cmem::bad_param("NULL value pointer"));
     }
+    let plain = ninfo == 0 && !key.is_null();
+    if plain {
+        // SAFETY: forwarded caller guarantee; `key` is not NULL.
+        if let Some(v) = unsafe { get_cache::lookup(proc_, key) } {
+            // SAFETY: non-NULL and writable (caller guarantee).
+            unsafe { val.write(v) };
+            return PMIX_SUCCESS;
+        }
+    }
     // SAFETY: non-NULL and writable (caller guarantee).
     unsafe { val.write(ptr::null_mut()) };
     let r = (|| {
+        let epoch = role::client_epoch();
         let value = match role::client_else_server()? {
             Endpoint::Client(c) => {
                 // SAFETY: forwarded caller guarantee.
                 let (p, key, infos) = unsafe { get_args(&c, proc_, key, info, ninfo) }?;
-                client_get(&c, &p, key, &infos)?
+                let stamp = key.filter(|_| plain).and_then(|k| c.data_stamp(&p, k));
+                let value = client_get(&c, &p, key, &infos)?;
+                if let (Some(stamp), Some(key)) = (stamp, key) {
+                    get_cache::keep(epoch, &p, key, stamp, &value);
+                }
+                value
             }
             // SAFETY: forwarded caller guarantee.
             Endpoint::Server(s) => unsafe { server_get(&s, proc_, key) }?,

@@ -30,6 +30,7 @@
 mod connect;
 mod data;
 mod fence;
+mod get_cache;
 mod group;
 mod group_invite;
 mod init;

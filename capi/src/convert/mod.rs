@@ -40,9 +40,9 @@ pub(crate) use args::{
     codes_in, key_in, keys_in, nspace_arg, nspace_in, pdata_keys, proc_in, procs_in, text_lossy,
 };
 pub(crate) use infos::{directives_in, infos_in_lossy, infos_out_lossy, infos_out_where};
-pub(crate) use names::{proc_from_c, proc_to_c, procs_from_c, procs_to_c};
+pub(crate) use names::{key_from_c, proc_from_c, proc_to_c, procs_from_c, procs_to_c};
 pub(crate) use pdata::{bytes_in, pdata_from_c};
 pub(crate) use value::{
-    apps_from_c, apps_to_c, infos_from_c, infos_to_c, query_from_c, query_to_c, value_from_c,
-    value_to_c, value_to_c_boxed,
+    apps_from_c, apps_to_c, info_to_c, infos_from_c, infos_to_c, query_from_c, query_to_c,
+    value_from_c, value_to_c, value_to_c_boxed,
 };

@@ -11,9 +11,31 @@ use crate::types::*;
 /// # Errors
 /// `PMIX_ERR_BAD_PARAM` for non-UTF-8 bytes.
 pub(crate) fn nspace_from_c(ns: &pmix_nspace_t) -> Result<Nspace> {
-    let s = std::str::from_utf8(cmem::fixed_bytes(ns))
-        .map_err(|_| cmem::bad_param("nspace is not UTF-8"))?;
-    Nspace::new(s)
+    let bytes = cmem::fixed_bytes(ns);
+    // The namespace this thread converted last, shared (a process names
+    // few namespaces, and an event's custom range names procs of its own
+    // job each time: no allocation per call).
+    let last = LAST_NSPACE
+        .try_with(|l| {
+            l.borrow()
+                .as_ref()
+                .filter(|n| n.as_str().as_bytes() == bytes)
+                .cloned()
+        })
+        .ok()
+        .flatten();
+    if let Some(n) = last {
+        return Ok(n);
+    }
+    let s = std::str::from_utf8(bytes).map_err(|_| cmem::bad_param("nspace is not UTF-8"))?;
+    let n = Nspace::new(s)?;
+    let _ = LAST_NSPACE.try_with(|l| *l.borrow_mut() = Some(n.clone()));
+    Ok(n)
+}
+
+thread_local! {
+    /// The namespace [`nspace_from_c`] returned last on this thread.
+    static LAST_NSPACE: std::cell::RefCell<Option<Nspace>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Writes `ns` into a C `pmix_nspace_t` (NUL-padded).

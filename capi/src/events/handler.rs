@@ -9,17 +9,17 @@
 
 use std::os::raw::c_void;
 use std::ptr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pmix_client::{Event, EventCompletion};
 use pmix_core::Status;
 
 use super::gate::Reg;
-use crate::cdata::array_free;
-use crate::convert::{infos_in_lossy, infos_out_lossy, proc_to_c};
+use super::info_buf::InfoBuf;
+use crate::convert::{infos_in_lossy, proc_to_c};
 use crate::role::{self, Endpoint};
 use crate::types::*;
-use crate::worker::{defer, CPtr};
+use crate::worker::{defer, lock, CPtr};
 
 /// The id a failed registration reports: OpenPMIx's `UINT_MAX`. Never a
 /// real id, and not `SIZE_MAX`, which Open MPI reserves for "unset" (T7).
@@ -38,24 +38,50 @@ pub(super) type Notification = unsafe extern "C" fn(
     *mut c_void,
 );
 
-/// What a C handler is given, kept alive until it calls [`event_done`].
+/// What a C handler is given, kept alive until it calls [`event_done`];
+/// then cleared and kept for the next event ([`recycle`]).
 struct EvCtx {
     source: Option<pmix_proc_t>,
-    info: *mut pmix_info_t,
-    ninfo: usize,
-    results: *mut pmix_info_t,
-    nresults: usize,
+    info: InfoBuf,
+    results: InfoBuf,
     done: Option<EventCompletion>,
 }
 
-impl Drop for EvCtx {
-    fn drop(&mut self) {
-        // SAFETY: both arrays came from `infos_out_lossy` with these counts
-        // and are not used after the handler's completion.
-        unsafe {
-            array_free(PMIX_INFO, self.info.cast(), self.ninfo);
-            array_free(PMIX_INFO, self.results.cast(), self.nresults);
-        }
+/// Contexts kept for reuse: with their info arrays, a handler call costs
+/// no heap allocation once the pool is warm (as many contexts as events
+/// in flight at once, up to [`POOL_KEEP`]).
+/// Boxed: a context's address is the `cbdata` a C handler holds.
+#[allow(clippy::vec_box)]
+static POOL: Mutex<Vec<Box<EvCtx>>> = Mutex::new(Vec::new());
+
+/// Most contexts the pool keeps.
+const POOL_KEEP: usize = 64;
+
+/// A cleared context from the pool, or a new one.
+fn take_ctx() -> Box<EvCtx> {
+    lock(&POOL).pop().unwrap_or_else(|| {
+        Box::new(EvCtx {
+            source: None,
+            info: InfoBuf::new(),
+            results: InfoBuf::new(),
+            done: None,
+        })
+    })
+}
+
+/// Clears `ctx` (the handler is done with it) and keeps it unless the pool
+/// is full.
+fn recycle(mut ctx: Box<EvCtx>) {
+    ctx.info.clear();
+    ctx.results.clear();
+    ctx.source = None;
+    ctx.done = None;
+    let mut pool = lock(&POOL);
+    if pool.capacity() == 0 {
+        pool.reserve_exact(POOL_KEEP);
+    }
+    if pool.len() < POOL_KEEP {
+        pool.push(ctx);
     }
 }
 
@@ -88,16 +114,14 @@ pub(super) fn handler(
 }
 
 fn deliver(f: Notification, ev: &Event<'_>, done: EventCompletion) {
-    let (info, ninfo) = infos_out_lossy(ev.info);
-    let (results, nresults) = infos_out_lossy(ev.results);
-    let ctx = Box::into_raw(Box::new(EvCtx {
-        source: source_of(ev),
-        info,
-        ninfo,
-        results,
-        nresults,
-        done: Some(done),
-    }));
+    let mut ctx = take_ctx();
+    ctx.info.fill(ev.info);
+    ctx.results.fill(ev.results);
+    ctx.source = source_of(ev);
+    ctx.done = Some(done);
+    let (info, ninfo) = ctx.info.as_c();
+    let (results, nresults) = ctx.results.as_c();
+    let ctx = Box::into_raw(ctx);
     // SAFETY: `ctx` is live until `event_done` reclaims it; the source
     // pointer points into it.
     let source = unsafe { (*ctx).source.as_ref() }.map_or(ptr::null(), |p| p as *const _);
@@ -140,7 +164,10 @@ unsafe extern "C" fn event_done(
         let mut ctx = unsafe { Box::from_raw(notification_cbdata.cast::<EvCtx>()) };
         // SAFETY: NULL or `nresults` valid infos (caller guarantee).
         let res = unsafe { infos_in_lossy(results, nresults) };
-        if let Some(d) = ctx.done.take() {
+        let done = ctx.done.take();
+        // The handler is done with what it was given.
+        recycle(ctx);
+        if let Some(d) = done {
             d.done(Status(status_), res);
         }
     }

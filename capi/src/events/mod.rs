@@ -10,6 +10,8 @@
 
 mod gate;
 mod handler;
+mod info_buf;
+mod notify_args;
 
 pub(crate) use gate::retire_all;
 
@@ -259,8 +261,11 @@ pub unsafe extern "C" fn PMIx_Notify_event(
         },
         Ok(Endpoint::Client(c)) => {
             // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
-            unsafe { directives_in(info, ninfo) }
-                .and_then(|infos| c.notify_event(Status(status_), DataRange(range), &infos))
+            unsafe {
+                notify_args::with_directives(info, ninfo, |infos| {
+                    c.notify_event(Status(status_), DataRange(range), infos)
+                })
+            }
         }
         Err(e) => Err(e),
     };
@@ -290,14 +295,18 @@ unsafe fn notify_as_server(
     };
     let src = src.filter(|p| p != server.proc());
     // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
-    let infos = unsafe { directives_in(info, ninfo) }?;
-    if DataRange(range) == DataRange::PROC_LOCAL {
-        // The server process's own handlers.
-        let events = role::server_events()
-            .ok_or_else(|| Error::with_context(Status::ERR_INIT, "the server is finalizing"))?;
-        return events.notify(Status(status), &infos, None);
+    unsafe {
+        notify_args::with_directives(info, ninfo, |infos| {
+            if DataRange(range) == DataRange::PROC_LOCAL {
+                // The server process's own handlers.
+                let events = role::server_events().ok_or_else(|| {
+                    Error::with_context(Status::ERR_INIT, "the server is finalizing")
+                })?;
+                return events.notify(Status(status), infos, None);
+            }
+            server.notify(Status(status), src.as_ref(), DataRange(range), infos)
+        })
     }
-    server.notify(Status(status), src.as_ref(), DataRange(range), &infos)
 }
 
 #[cfg(test)]

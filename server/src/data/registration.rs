@@ -216,6 +216,10 @@ pub(crate) fn register_client(inner: &Inner, proc: &Proc, uid: u32, gid: u32) ->
         let slot = st.registry.take_slot().ok_or_else(|| {
             Error::with_context(Status::ERR_OUT_OF_RESOURCE, "every client slot is taken")
         })?;
+        if let Err(e) = inner.rings.ensure(&inner.segment, slot) {
+            st.registry.free_slot(slot);
+            return Err(e);
+        }
         // Nothing it could have committed counts until its store is cleared
         // below (the store may still hold a previous occupant's generation).
         inner.commits.set_baseline(slot, u64::MAX);

@@ -72,13 +72,68 @@ impl Segment {
     where
         R: Region + Attach<Region = R>,
     {
+        self.init_region(kind, id, params, false)
+    }
+
+    /// Creator only, also after [`publish`](Self::publish): as
+    /// [`init`](Self::init), for a region nothing has used yet. A region
+    /// needed only later (a client slot's event ring and modex store, once
+    /// the slot is first registered) then costs neither time nor memory at
+    /// start-up: its pages are not touched before. Until this call
+    /// publishes its magic, [`attach`](Self::attach) reports the region not
+    /// ready; whoever learns of it afterwards through a Release/Acquire
+    /// pair (a store publication, a socket message) attaches to it.
+    ///
+    /// # Errors
+    /// As [`init`](Self::init), without `AlreadyPublished`.
+    ///
+    /// # Examples
+    /// ```
+    /// use pmix_shm::layout::RegionKind;
+    /// use pmix_shm::segment::{Segment, SegmentLayout};
+    /// use pmix_shm::store::{StoreParams, StoreReader, StoreWriter};
+    ///
+    /// let p = StoreParams { buffer_count: 2, buffer_size: 4096, reader_slots: 4 };
+    /// let layout = SegmentLayout::new().region_for::<StoreWriter>(RegionKind::MODEX, 3, &p);
+    /// let server = Segment::create(&layout).unwrap();
+    /// server.publish();
+    /// let client = Segment::open(server.fd().try_clone_to_owned().unwrap()).unwrap();
+    /// assert!(client.attach::<StoreReader>(RegionKind::MODEX, 3).is_err());
+    /// let _w: StoreWriter = server.init_late(RegionKind::MODEX, 3, &p).unwrap();
+    /// assert!(client.attach::<StoreReader>(RegionKind::MODEX, 3).is_ok());
+    /// assert!(server.init_late::<StoreWriter>(RegionKind::MODEX, 3, &p).is_err());
+    /// ```
+    pub fn init_late<R>(
+        &self,
+        kind: RegionKind,
+        id: u32,
+        params: &R::Params,
+    ) -> Result<R, InitError>
+    where
+        R: Region + Attach<Region = R>,
+    {
+        self.init_region(kind, id, params, true)
+    }
+
+    /// [`init`](Self::init) (`late`: false) and
+    /// [`init_late`](Self::init_late).
+    fn init_region<R>(
+        &self,
+        kind: RegionKind,
+        id: u32,
+        params: &R::Params,
+        late: bool,
+    ) -> Result<R, InitError>
+    where
+        R: Region + Attach<Region = R>,
+    {
         let (i, _) = self.find(kind, id).map_err(InitError::Region)?;
         let Some(init_flags) = &self.initialised else {
             return Err(InitError::NotCreator);
         };
         let mut init_flags = init_flags.lock().unwrap_or_else(|e| e.into_inner());
         // ORDERING: Relaxed — a process-local flag (see `publish`).
-        if self.published.load(Ordering::Relaxed) {
+        if !late && self.published.load(Ordering::Relaxed) {
             return Err(InitError::AlreadyPublished);
         }
         if init_flags[i] {
@@ -86,8 +141,10 @@ impl Segment {
         }
         let mem = self.memory(kind, id).map_err(InitError::Region)?;
         // SAFETY: the region lies in our live mapping; this runs once per
-        // region (checked under the lock above) and before publication, so
-        // no other handle or process uses it as a structure yet.
+        // region (checked under the lock above). No handle uses it as a
+        // structure yet: none was built here, and `attach` refuses it
+        // until `init_in` publishes its magic (other processes' writes are
+        // never trusted, as everywhere in this crate).
         let handle = unsafe { region::init_in::<R>(mem, params) }?;
         init_flags[i] = true;
         Ok(handle)

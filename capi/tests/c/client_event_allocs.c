@@ -1,0 +1,157 @@
+/*
+ * Heap allocations per event through the C ABI (issue 18), np 2, counted
+ * process-wide by the malloc/calloc/realloc/memalign definitions below
+ * (the library's calls, Rust's included, resolve to them):
+ * - rank 0: PMIX_RANGE_PROC_LOCAL events with one PMIX_UINT64 info, from
+ *   the main thread to a C handler on the progress thread (sender and
+ *   receiver in one process);
+ * - rank 1: PMIX_RANGE_NAMESPACE events with one PMIX_UINT64 info from
+ *   rank 0, counted while its handler receives them.
+ * Each window comes after a warm-up; fewer than one allocation per 100
+ * events passes (a stray allocation of another thread meanwhile is not
+ * the event path's).
+ */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "client_common.h"
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+static atomic_long allocs;
+static atomic_int counting;
+
+void *malloc(size_t n)
+{
+    if (atomic_load_explicit(&counting, memory_order_relaxed))
+        atomic_fetch_add(&allocs, 1);
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t a, size_t b)
+{
+    if (atomic_load_explicit(&counting, memory_order_relaxed))
+        atomic_fetch_add(&allocs, 1);
+    return __libc_calloc(a, b);
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (atomic_load_explicit(&counting, memory_order_relaxed))
+        atomic_fetch_add(&allocs, 1);
+    return __libc_realloc(p, n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (atomic_load_explicit(&counting, memory_order_relaxed))
+        atomic_fetch_add(&allocs, 1);
+    void *p = __libc_memalign(align, n);
+    if (NULL == p)
+        return 12; /* ENOMEM */
+    *out = p;
+    return 0;
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+    if (atomic_load_explicit(&counting, memory_order_relaxed))
+        atomic_fetch_add(&allocs, 1);
+    return __libc_memalign(align, n);
+}
+
+#define WARM 1000
+#define EVENTS 10000
+#define CODE (PMIX_EXTERNAL_ERR_BASE - 7)
+
+static atomic_long seen;
+static atomic_int registered;
+
+static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                    pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    long k = atomic_fetch_add(&seen, 1) + 1;
+    if (1 == me.rank && WARM == k)
+        atomic_store(&counting, 1);
+    if (1 == me.rank && WARM + EVENTS == k)
+        atomic_store(&counting, 0);
+    if (NULL != cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void registered_cb(pmix_status_t status, size_t id, void *cbdata)
+{
+    atomic_store(&registered, 1);
+}
+
+static int wait_seen(long want)
+{
+    double end = now_s() + 60.0;
+    while (atomic_load(&seen) < want) {
+        if (now_s() > end) {
+            fprintf(stderr, "rank %u: %ld of %ld events arrived\n", me.rank, atomic_load(&seen),
+                    want);
+            return -1;
+        }
+        sched_yield();
+    }
+    return 0;
+}
+
+static pmix_status_t notify(pmix_data_range_t range, pmix_info_t *info)
+{
+    pmix_status_t rc;
+    while (PMIX_ERR_OUT_OF_RESOURCE
+           == (rc = PMIx_Notify_event(CODE, &me, range, info, 1, NULL, NULL)))
+        sched_yield();
+    return rc;
+}
+
+int main(void)
+{
+    main_thread = pthread_self();
+    CHECK_RC(PMIx_Init(&me, NULL, 0), PMIX_SUCCESS);
+    pmix_status_t code = CODE;
+    CHECK_RC(PMIx_Register_event_handler(&code, 1, NULL, 0, handler, registered_cb, NULL),
+             PMIX_SUCCESS);
+    CHECK(0 == wait_for(&registered, 1, "the registration"));
+    pmix_info_t info;
+    uint64_t x = 42;
+    PMIX_INFO_LOAD(&info, "test.x", &x, PMIX_UINT64);
+
+    if (0 == me.rank) {
+        for (long i = 0; i < WARM; i++)
+            CHECK_RC(notify(PMIX_RANGE_PROC_LOCAL, &info), PMIX_SUCCESS);
+        CHECK(0 == wait_seen(WARM));
+        long bad = 0;
+        atomic_store(&counting, 1);
+        for (long i = 0; i < EVENTS; i++) {
+            if (PMIX_SUCCESS != notify(PMIX_RANGE_PROC_LOCAL, &info))
+                bad++;
+            if (0 != wait_seen(WARM + i + 1)) {
+                bad++;
+                break;
+            }
+        }
+        atomic_store(&counting, 0);
+        CHECK(0 == bad);
+        long n = atomic_load(&allocs);
+        printf("rank 0: %ld allocations in %d PROC_LOCAL events\n", n, EVENTS);
+        CHECK(n * 100 < EVENTS);
+    }
+    CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
+    if (0 == me.rank) {
+        for (long i = 0; i < WARM + EVENTS; i++)
+            CHECK_RC(notify(PMIX_RANGE_NAMESPACE, &info), PMIX_SUCCESS);
+    } else {
+        CHECK(0 == wait_seen(WARM + EVENTS));
+        long n = atomic_load(&allocs);
+        printf("rank 1: %ld allocations while receiving %d NAMESPACE events\n", n, EVENTS);
+        CHECK(n * 100 < EVENTS);
+    }
+    CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
+    CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
+    return finish("client_event_allocs");
+}
