@@ -100,22 +100,36 @@ fn source_of(ev: &Event<'_>) -> Option<pmix_proc_t> {
     }
 }
 
+/// The object a registration gave with `PMIX_EVENT_RETURN_OBJECT` (a
+/// `PMIX_POINTER`), handed back to the handler among the infos of every
+/// event it gets, as OpenPMIx does (its examples find their lock there).
+#[derive(Clone, Copy)]
+pub(super) struct ReturnObject(pub(super) usize);
+
 /// The Rust handler that calls the C one.
 pub(super) fn handler(
     f: Notification,
     reg: Arc<Reg>,
+    object: Option<ReturnObject>,
 ) -> impl Fn(&Event<'_>, EventCompletion) + Send + Sync {
     move |ev, done| {
         if reg.wait_ready() {
-            deliver(f, ev, done);
+            deliver(f, ev, done, object);
         }
         // else: dropping `done` completes as PMIX_EVENT_NO_ACTION_TAKEN
     }
 }
 
-fn deliver(f: Notification, ev: &Event<'_>, done: EventCompletion) {
+fn deliver(f: Notification, ev: &Event<'_>, done: EventCompletion, object: Option<ReturnObject>) {
     let mut ctx = take_ctx();
-    ctx.info.fill(ev.info);
+    match object {
+        Some(ReturnObject(p)) => {
+            ctx.info.fill_reserving(ev.info, 1);
+            ctx.info
+                .push_pointer(pmix_core::attrs::EVENT_RETURN_OBJECT, p as *mut c_void);
+        }
+        None => ctx.info.fill(ev.info),
+    }
     ctx.results.fill(ev.results);
     ctx.source = source_of(ev);
     ctx.done = Some(done);

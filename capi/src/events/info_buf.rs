@@ -41,12 +41,19 @@ impl InfoBuf {
     /// out, as `infos_out_lossy` does), reusing the array when it is big
     /// enough.
     pub(super) fn fill(&mut self, infos: &[Info]) {
+        self.fill_reserving(infos, 0);
+    }
+
+    /// As [`fill`](Self::fill), with room for `extra` entries more
+    /// ([`push_pointer`](Self::push_pointer)).
+    pub(super) fn fill_reserving(&mut self, infos: &[Info], extra: usize) {
         self.clear();
-        if infos.is_empty() {
+        let need = infos.len() + extra;
+        if need == 0 {
             return;
         }
-        if self.cap < infos.len() {
-            let cap = infos.len().max(MIN_CAPACITY);
+        if self.cap < need {
+            let cap = need.max(MIN_CAPACITY);
             let Ok(p) = cmem::calloc_array::<pmix_info_t>(cap) else {
                 return;
             };
@@ -60,6 +67,20 @@ impl InfoBuf {
                 self.len += 1;
             }
         }
+    }
+
+    /// Appends an entry `key` of type `PMIX_POINTER` holding `p`, in room
+    /// [`fill_reserving`](Self::fill_reserving) kept (else nothing).
+    pub(super) fn push_pointer(&mut self, key: &str, p: *mut std::os::raw::c_void) {
+        if self.len >= self.cap {
+            return;
+        }
+        // SAFETY: slot `len < cap` is zeroed (cleared or fresh).
+        let slot = unsafe { &mut *self.ptr.add(self.len) };
+        cmem::load_key(&mut slot.key, key.as_bytes());
+        slot.value.type_ = PMIX_POINTER;
+        slot.value.data.ptr = p;
+        self.len += 1;
     }
 
     /// The array (NULL when it holds nothing) and its count.

@@ -29,7 +29,7 @@ use crate::status::{fail, reply_op, status};
 use crate::types::*;
 use crate::worker::{defer, lock, CPtr};
 use gate::{Reg, REGS};
-use handler::{handler, Notification, NO_ID};
+use handler::{handler, Notification, ReturnObject, NO_ID};
 
 /// Where this process's handlers live: its client connection, or, in a
 /// server process (`PMIx_server_init`, no `PMIx_Init`), the server's own
@@ -90,6 +90,25 @@ unsafe fn reg_args(
     Ok((c, f, codes, infos))
 }
 
+/// The `PMIX_EVENT_RETURN_OBJECT` pointer among the registration's infos
+/// (the library does not model `PMIX_POINTER` values, so it is read here).
+///
+/// # Safety
+/// `info` NULL or `ninfo` valid infos.
+unsafe fn return_object(info: *const pmix_info_t, ninfo: usize) -> Option<ReturnObject> {
+    if info.is_null() {
+        return None;
+    }
+    (0..ninfo).find_map(|i| {
+        // SAFETY: `i < ninfo` valid infos (caller guarantee).
+        let ci = unsafe { &*info.add(i) };
+        let key = cmem::fixed_bytes(&ci.key);
+        (key == pmix_core::attrs::EVENT_RETURN_OBJECT.as_bytes() && ci.value.type_ == PMIX_POINTER)
+            // SAFETY: the type says the union holds `ptr`.
+            .then(|| ReturnObject(unsafe { ci.value.data.ptr } as usize))
+    })
+}
+
 /// An id C can be given: not [`NO_ID`], not `SIZE_MAX` (T7).
 fn c_id(id: HandlerId) -> Option<usize> {
     usize::try_from(id.0).ok().filter(|&i| i < NO_ID)
@@ -130,13 +149,15 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
     const WHAT: &str = "PMIx_Register_event_handler";
     // SAFETY: forwarded caller guarantee.
     let args = unsafe { reg_args(codes, ncodes, info, ninfo, evhdlr) };
+    // SAFETY: as above.
+    let object = unsafe { return_object(info, ninfo) };
     let Some(cb) = cbfunc else {
         let (c, f, codes, infos) = match args {
             Ok(a) => a,
             Err(e) => return fail(WHAT, &e),
         };
         let reg = Reg::new(true);
-        return match c.register(&codes, &infos, handler(f, Arc::clone(&reg))) {
+        return match c.register(&codes, &infos, handler(f, Arc::clone(&reg), object)) {
             Ok(id) => match c_id(id).and_then(|i| c_int::try_from(i).ok()) {
                 Some(n) => {
                     lock(&REGS).insert(id.0, reg);
@@ -162,7 +183,7 @@ pub unsafe extern "C" fn PMIx_Register_event_handler(
         }
     };
     let reg = Reg::new(false);
-    let h = handler(f, Arc::clone(&reg));
+    let h = handler(f, Arc::clone(&reg), object);
     let client = c.clone();
     c.register_nb(&codes, &infos, h, move |r| {
         let r = match r {

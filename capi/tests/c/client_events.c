@@ -26,6 +26,11 @@ static char order[64];
 static char saw[3][512];
 static atomic_int before_reg, off_main = 1, released, default_calls;
 static atomic_int local_calls, local_from_other, marks, notify_done, dereg_done;
+/* PMIX_EVENT_RETURN_OBJECT given at h_mark's registration: handed back among
+ * the infos of each event (as OpenPMIx does; its examples find their lock
+ * there) */
+static int mark_object;
+static atomic_int mark_object_seen;
 static pmix_status_t dereg_status;
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 
@@ -125,6 +130,10 @@ static void h_mark(size_t id, pmix_status_t status, const pmix_proc_t *source,
                    pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_RETURN_OBJECT) &&
+            PMIX_POINTER == info[i].value.type && &mark_object == info[i].value.data.ptr)
+            atomic_fetch_add(&mark_object_seen, 1);
     atomic_fetch_add(&marks, 1);
     cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
@@ -215,7 +224,11 @@ int main(void)
     CHECK(did >= 0);
     int lid = PMIx_Register_event_handler(&local, 1, NULL, 0, h_local, NULL, NULL);
     CHECK(lid >= 0);
-    int mid = PMIx_Register_event_handler(&mark, 1, NULL, 0, h_mark, NULL, NULL);
+    pmix_info_t robj;
+    PMIX_INFO_CONSTRUCT(&robj);
+    PMIX_INFO_LOAD(&robj, PMIX_EVENT_RETURN_OBJECT, &mark_object, PMIX_POINTER);
+    int mid = PMIx_Register_event_handler(&mark, 1, &robj, 1, h_mark, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&robj);
     CHECK(mid >= 0);
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
 
@@ -259,6 +272,7 @@ int main(void)
         notify_ns(CODE_MARK, NULL, NULL);
     }
     wait_for(&marks, 1, "the mark");
+    CHECK(atomic_load(&mark_object_seen) == atomic_load(&marks));
     for (int i = 0; i < 3; i++)
         CHECK(1 == atomic_load(&calls[i]));
     CHECK(1 == atomic_load(&local_calls) && 0 == local_from_other);
