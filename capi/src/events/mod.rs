@@ -103,9 +103,12 @@ unsafe fn return_object(info: *const pmix_info_t, ninfo: usize) -> Option<Return
         // SAFETY: `i < ninfo` valid infos (caller guarantee).
         let ci = unsafe { &*info.add(i) };
         let key = cmem::fixed_bytes(&ci.key);
-        (key == pmix_core::attrs::EVENT_RETURN_OBJECT.as_bytes() && ci.value.type_ == PMIX_POINTER)
-            // SAFETY: the type says the union holds `ptr`.
-            .then(|| ReturnObject(unsafe { ci.value.data.ptr } as usize))
+        if key != pmix_core::attrs::EVENT_RETURN_OBJECT.as_bytes() || ci.value.type_ != PMIX_POINTER
+        {
+            return None;
+        }
+        // SAFETY: the type says the union holds `ptr`.
+        Some(ReturnObject(unsafe { ci.value.data.ptr } as usize))
     })
 }
 
