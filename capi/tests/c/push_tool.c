@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 
     pmix_proc_t first;
     char first_ns[PMIX_MAX_NSLEN + 1];
-    snprintf(first_ns, sizeof first_ns, "pmixrun-%d-job", (int)launcher);
+    snprintf(first_ns, sizeof first_ns, "run-%d-job", (int)launcher);
     PMIX_LOAD_PROCID(&first, first_ns, PMIX_RANK_WILDCARD);
     pmix_data_array_t darr = {.type = PMIX_PROC, .size = 1, .array = &first};
     PMIX_INFO_LOAD(&info, PMIX_EVENT_CUSTOM_RANGE, &darr, PMIX_DATA_ARRAY);
