@@ -21,6 +21,9 @@ use super::{Done, Handler};
 /// Objects of one kind kept for reuse, at most.
 const POOL_MAX: usize = 1024;
 
+/// Infos a pre-made event has room for (most events carry a few).
+const INFOS_KEPT: usize = 4;
+
 /// The handlers an event reaches, in dispatch order.
 pub(crate) type Entries = Vec<(HandlerId, Arc<Handler>)>;
 
@@ -36,9 +39,20 @@ pub(crate) struct Pools {
 }
 
 impl Pools {
-    pub(crate) fn new() -> Pools {
+    /// Pools holding `msgs` events ready to decode into, each with room
+    /// for [`INFOS_KEPT`] infos. The progress thread asks for the replay
+    /// cache's size plus one full drain batch: the most events it holds at
+    /// once, so a burst deeper than any seen before costs no allocation
+    /// either (about 320 KiB per process).
+    pub(crate) fn new(msgs: usize) -> Pools {
+        let fresh = || {
+            let mut m = EventMsg::new(Status::SUCCESS, DataRange::PROC_LOCAL);
+            m.info.reserve(INFOS_KEPT);
+            Arc::new(m)
+        };
         Pools {
             names: NameCache::new(),
+            msgs: (0..msgs.min(POOL_MAX)).map(|_| fresh()).collect(),
             ..Pools::default()
         }
     }

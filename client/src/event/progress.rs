@@ -51,7 +51,8 @@ impl Local {
             runs: HashMap::new(),
             next_run: 0,
             snapshots: None,
-            pools: Pools::new(),
+            // a full batch beyond the replay cache: the most events held at once
+            pools: Pools::new(LOCAL_CACHE + BATCH),
         }
     }
 
