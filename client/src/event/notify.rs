@@ -277,7 +277,22 @@ fn send(
 ) -> Result<()> {
     let range = ev.range;
     self::plan(inner, ev, plan);
-    let mut delivered = Vec::new();
+    // The server's copy first, naming the targets this process serves
+    // itself: a local target that reacts at once (ends its job, say) can
+    // then never make this call fail after it already delivered — an
+    // error means no target got the event from here.
+    if plan.server {
+        let deadline: Option<Instant> = deadline_from(info)?;
+        let req = Request::Notify {
+            event: ev.clone(),
+            delivered: plan.slots.clone(),
+        };
+        if range == DataRange::RM {
+            inner.conn.request(&req, deadline)?.into_result()?;
+        } else {
+            inner.conn.post(&req)?;
+        }
+    }
     let mut failed = None;
     // every target's record first, then the wake-ups the sleeping targets
     // are owed: one system call for all that sleep in the segment's wake
@@ -287,27 +302,12 @@ fn send(
         for &slot in &plan.slots {
             let pushed = peers::ring(inner, slot)
                 .and_then(|r| push_quiet(r, bytes, may_wait).map(|()| wakes.add(r)));
-            match pushed {
-                // only the server needs to know who has it already
-                Ok(()) if plan.server => delivered.push(slot),
-                Ok(()) => {}
-                Err(e) => failed = Some(e),
+            if let Err(e) = pushed {
+                failed = Some(e);
             }
         }
     });
     wakes.finish();
-    if plan.server {
-        let deadline: Option<Instant> = deadline_from(info)?;
-        let req = Request::Notify {
-            event: ev.clone(),
-            delivered,
-        };
-        if range == DataRange::RM {
-            inner.conn.request(&req, deadline)?.into_result()?;
-        } else {
-            inner.conn.post(&req)?;
-        }
-    }
     match failed {
         Some(e) => Err(e),
         None => Ok(()),

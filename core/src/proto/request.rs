@@ -47,7 +47,8 @@ pub enum Request {
     Notify {
         /// The event.
         event: crate::event::EventMsg,
-        /// Client slots the sender already pushed the event to.
+        /// Client slots the sender pushes the event to itself (right after
+        /// this message): the server does not deliver to them.
         delivered: Vec<u32>,
     },
     /// The codes this client's handlers are registered for (one-way; the
