@@ -19,7 +19,7 @@
 #[macro_use]
 mod common;
 
-use common::{expect_ok, have, our_lib, pmix_cflags, pmixrun, run, workdir};
+use common::{expect_ok, have, launcher_bin, our_lib, pmix_cflags, pmixrun, run, workdir};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -402,4 +402,57 @@ fn a_c_tool_pushes_lines_to_the_stdin_of_a_rank_it_spawned() {
     );
     assert!(out.contains("push after close: NOT-FOUND"), "{out}");
     assert!(out.contains("job exit 0"), "{out}");
+}
+
+/// The `pmix` command (a PMIx tool of pmix-rs's own) against a Debian
+/// `mpirun` job whose server is pmix-rs (`libpmix.so.2` first in
+/// `LD_LIBRARY_PATH`): `pmix ps` lists both ranks under the mpirun's pid,
+/// `pmix query pmix.qry.ns` names the job, and `pmix notify -3100 --range
+/// session` reaches every rank, which then ends.
+#[test]
+fn the_pmix_command_lists_queries_and_notifies_a_debian_mpirun_job() {
+    let dir = workdir("tool-pmixcli-mpirun");
+    let built = build(&dir).filter(|_| have("mpirun"));
+    let (_ps, target, lib) = require!(built, "cc, pmix.h and mpirun");
+    let tmp = dir.join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let mut cmd = Command::new("mpirun");
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("LD_LIBRARY_PATH", &lib)
+        .env("TMPDIR", &tmp)
+        .args(["--oversubscribe", "-np", "2"])
+        .arg(&target);
+    let mut job = Job::start(cmd, &dir, "mpirun");
+    job.wait_ready(2);
+    let pid = job.child.id().to_string();
+    let pmix = launcher_bin("pmix");
+    let tmp_s = tmp.to_str().unwrap();
+    let cli = |args: &[&str], tag: &str| {
+        let mut c = Command::new(&pmix);
+        c.args(["--pid", &pid, "--tmpdir", tmp_s]).args(args);
+        run(c, &dir, tag, Duration::from_secs(60))
+    };
+    let ps = cli(&["ps"], "pmix-ps");
+    expect_ok(&ps, "pmix ps");
+    let ranks: Vec<&str> = ps
+        .stdout
+        .lines()
+        .filter(|l| l.split_whitespace().next() == Some(pid.as_str()))
+        .collect();
+    assert_eq!(
+        ranks.len(),
+        2,
+        "both ranks under mpirun's pid:\n{}",
+        ps.stdout
+    );
+    let q = cli(&["query", "pmix.qry.ns"], "pmix-query");
+    expect_ok(&q, "pmix query");
+    let ns = ranks[0].split_whitespace().nth(1).unwrap().to_owned();
+    assert!(q.stdout.contains(&ns), "{ns} in:\n{}", q.stdout);
+    let n = cli(&["notify", "-3100", "--range", "session"], "pmix-notify");
+    expect_ok(&n, "pmix notify");
+    let (ok, out) = job.finish();
+    assert!(ok, "the job failed\n{out}");
+    assert_eq!(out.matches("got -3100 from ").count(), 2, "{out}");
 }

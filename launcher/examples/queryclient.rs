@@ -165,18 +165,22 @@ fn query(c: &Client) {
     check(names.split(',').any(|n| n == ns), || {
         format!("namespaces {names:?} lack {ns}")
     });
-    // Namespace info: per namespace an array holding its PMIX_NSPACE.
+    // Namespace info: infos keyed PMIX_QUERY_NAMESPACE_INFO, one per
+    // namespace, each an array of infos holding its PMIX_NSPACE.
     let r = c
         .query(&[q(&[attrs::QUERY_NAMESPACE_INFO], vec![])])
         .unwrap_or_else(|e| fail(format!("namespace info: {e}")));
     let Value::DataArray(per_ns) = &r[0].value else {
         fail(format!("namespace info: {r:?}"))
     };
-    let listed = per_ns.items().iter().any(|entry| {
-        entry.as_info_array().is_ok_and(|infos| {
-            infos
-                .iter()
-                .any(|i| i.is(attrs::NSPACE) && i.value == Value::String(ns.clone()))
+    let listed = per_ns.infos().is_ok_and(|entries| {
+        entries.iter().any(|entry| {
+            entry.is(attrs::QUERY_NAMESPACE_INFO)
+                && entry.value.as_info_array().is_ok_and(|infos| {
+                    infos
+                        .iter()
+                        .any(|i| i.is(attrs::NSPACE) && i.value == Value::String(ns.clone()))
+                })
         })
     });
     check(listed, || format!("namespace info lacks {ns}: {per_ns:?}"));

@@ -186,27 +186,33 @@ pub fn pmix_cflags() -> Option<Vec<String>> {
         .map(|d| vec![format!("-I{d}")])
 }
 
-/// This workspace's `pmixrun`, built once per test binary in the profile
-/// this test runs in (`cargo test -p pmix-capi` does not build it).
+/// This workspace's `pmixrun`, built in this test's profile.
 pub fn pmixrun() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = std::env::current_exe().unwrap();
-            let profile_dir = exe.parent().unwrap().parent().unwrap();
-            let st = Command::new(env!("CARGO"))
-                .args(["build", "-q", "-p", "pmix-launcher", "--bin", "pmixrun"])
-                .args(if cfg!(debug_assertions) {
-                    &[][..]
-                } else {
-                    &["--release"][..]
-                })
-                .status()
-                .unwrap();
-            assert!(st.success(), "building pmixrun failed");
-            let p = profile_dir.join("pmixrun");
-            assert!(p.exists(), "no {}", p.display());
-            p
+    launcher_bin("pmixrun")
+}
+
+/// This workspace's pmix-launcher binary `name` (`pmixrun`, `pmix`),
+/// built in this test's profile once per test process.
+pub fn launcher_bin(name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = built.iter().find(|(n, _)| n == name) {
+        return p.clone();
+    }
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().unwrap().parent().unwrap();
+    let st = Command::new(env!("CARGO"))
+        .args(["build", "-q", "-p", "pmix-launcher", "--bin", name])
+        .args(if cfg!(debug_assertions) {
+            &[][..]
+        } else {
+            &["--release"][..]
         })
-        .clone()
+        .status()
+        .unwrap();
+    assert!(st.success(), "building {name} failed");
+    let p = profile_dir.join(name);
+    assert!(p.exists(), "no {}", p.display());
+    built.push((name.to_owned(), p.clone()));
+    p
 }
