@@ -132,6 +132,24 @@ impl Job {
     }
 }
 
+/// Debian's `mpirun` running `np` copies of `target` with pmix-rs as its
+/// server library (`lib` first in `LD_LIBRARY_PATH`), its files under
+/// `dir/tmp`, once every rank printed `ready`.
+fn mpirun_job(dir: &Path, lib: &Path, target: &Path, np: usize) -> (Job, PathBuf) {
+    let tmp = dir.join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let mut cmd = Command::new("mpirun");
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("LD_LIBRARY_PATH", lib)
+        .env("TMPDIR", &tmp)
+        .args(["--oversubscribe", "-np", &np.to_string()])
+        .arg(target);
+    let mut job = Job::start(cmd, dir, "mpirun");
+    job.wait_ready(np);
+    (job, tmp)
+}
+
 /// Runs `tool_ps` against the job of launcher `pid` (files under `tmp`),
 /// then checks both sides: every rank listed, every rank saw the tool's
 /// event.
@@ -195,17 +213,7 @@ fn a_c_tool_lists_a_debian_mpirun_job_hosting_pmix_rs() {
     let dir = workdir("tool-mpirun");
     let built = build(&dir).filter(|_| have("mpirun"));
     let (ps, target, lib) = require!(built, "cc, pmix.h and mpirun");
-    let tmp = dir.join("tmp");
-    fs::create_dir_all(&tmp).unwrap();
-    let mut cmd = Command::new("mpirun");
-    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("LD_LIBRARY_PATH", &lib)
-        .env("TMPDIR", &tmp)
-        .args(["--oversubscribe", "-np", "2"])
-        .arg(&target);
-    let mut job = Job::start(cmd, &dir, "mpirun");
-    job.wait_ready(2);
+    let (job, tmp) = mpirun_job(&dir, &lib, &target, 2);
     tool_against(job, &ps, &lib, &dir, &tmp, 2, "mpirun");
 }
 
@@ -414,17 +422,7 @@ fn the_pmix_command_lists_queries_and_notifies_a_debian_mpirun_job() {
     let dir = workdir("tool-pmixcli-mpirun");
     let built = build(&dir).filter(|_| have("mpirun"));
     let (_ps, target, lib) = require!(built, "cc, pmix.h and mpirun");
-    let tmp = dir.join("tmp");
-    fs::create_dir_all(&tmp).unwrap();
-    let mut cmd = Command::new("mpirun");
-    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("LD_LIBRARY_PATH", &lib)
-        .env("TMPDIR", &tmp)
-        .args(["--oversubscribe", "-np", "2"])
-        .arg(&target);
-    let mut job = Job::start(cmd, &dir, "mpirun");
-    job.wait_ready(2);
+    let (job, tmp) = mpirun_job(&dir, &lib, &target, 2);
     let pid = job.child.id().to_string();
     let pmix = launcher_bin("pmix");
     let tmp_s = tmp.to_str().unwrap();
