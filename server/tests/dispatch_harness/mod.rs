@@ -14,8 +14,9 @@
 //!   from the following bytes (ranks inside and beyond the job, this and
 //!   other namespaces, a few keys, timeouts of 0–1 s), with tag `k / 11`
 //!   (0: a one-way message);
-//! * `k >= 0x80`: a raw frame: message type (a request number or any),
-//!   tag, a body length `n` < 256, then `n` body bytes.
+//! * `k >= 0x80`: a raw frame: message type (one of [`REQUEST_TYPES`],
+//!   every type a client may send in protocol version 5, or any number),
+//!   then tag, a body length `n` < 256, then `n` body bytes.
 //!
 //! The frames go out as one write; the harness reads what the server
 //! answers for a moment and then drops the connection (no finalize: the
@@ -289,6 +290,38 @@ impl Bytes<'_> {
     }
 }
 
+/// Every message type a client may send (and the handshake's, which are
+/// out of place after it): a raw frame takes one of these, or any number.
+const REQUEST_TYPES: &[u16] = &[
+    msg::HELLO,
+    msg::FINALIZE,
+    msg::ABORT,
+    msg::FENCE,
+    msg::GET,
+    msg::COMMIT,
+    msg::NOTIFY,
+    msg::EVENT_INTEREST,
+    msg::LOG,
+    msg::PUBLISH,
+    msg::LOOKUP,
+    msg::UNPUBLISH,
+    msg::CONNECT,
+    msg::DISCONNECT,
+    msg::SPAWN,
+    msg::GROUP_CONSTRUCT,
+    msg::GROUP_DESTRUCT,
+    msg::GROUP_LEAVE,
+    msg::GROUP_INVITE,
+    msg::GROUP_JOIN,
+    msg::GROUP_DECIDE,
+    msg::GROUP_REPLACE,
+    msg::QUERY,
+    msg::TOOL_HELLO,
+    msg::IOF_PULL,
+    msg::IOF_DEREGISTER,
+    msg::IOF_PUSH,
+];
+
 /// The frames an input stands for, encoded for protocol `version`.
 pub fn frames(data: &[u8], version: u16) -> Vec<u8> {
     let mut b = Bytes(data);
@@ -301,7 +334,7 @@ pub fn frames(data: &[u8], version: u16) -> Vec<u8> {
         } else {
             let t = b.byte();
             let msg_type = if t < 0xF0 {
-                u16::from(t % 12) + msg::FINALIZE - 1
+                REQUEST_TYPES[usize::from(t) % REQUEST_TYPES.len()]
             } else {
                 u16::from(t) << 8 | u16::from(b.byte())
             };
