@@ -116,7 +116,8 @@ pub struct DataArray {
 }
 
 impl DataArray {
-    /// Builds an array, checking that every element has `elem_type`.
+    /// Builds an array, checking that every element has `elem_type` (any
+    /// type for `PMIX_VALUE`: an array of values).
     ///
     /// # Errors
     /// `PMIX_ERR_TYPE_MISMATCH` when an element has another type;
@@ -128,7 +129,12 @@ impl DataArray {
                 "a data array cannot have element type PMIX_UNDEF",
             ));
         }
-        if let Some(bad) = items.iter().find(|v| v.data_type() != elem_type) {
+        // `PMIX_VALUE`: an array of values of any types (each carries its
+        // own type, on the wire as in C's `pmix_value_t`)
+        if let Some(bad) = items
+            .iter()
+            .find(|v| elem_type != DataType::VALUE && v.data_type() != elem_type)
+        {
             return Err(Error::with_context(
                 Status::ERR_TYPE_MISMATCH,
                 format!("data array of {elem_type} holds a {}", bad.data_type()),

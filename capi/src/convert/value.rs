@@ -317,8 +317,9 @@ unsafe fn elem_from_c(ty: pmix_data_type_t, kind: ElemKind, p: *const u8) -> Res
         K::App => Value::App(Box::new(unsafe { app_from_c(p.cast()) }?)),
         // SAFETY: one `pmix_query_t` (caller guarantee).
         K::Query => Value::Query(Box::new(unsafe { query_from_c(p.cast()) }?)),
+        // SAFETY: one `pmix_value_t` (caller guarantee).
+        K::Value => unsafe { value_from_c(p.cast()) }?,
         K::Pdata
-        | K::Value
         | K::Coord
         | K::Geometry
         | K::DeviceDist
@@ -429,8 +430,16 @@ unsafe fn darray_to_c(a: &DataArray, out: *mut pmix_data_array_t) -> Result<()> 
     let n = a.len();
     let array = calloc_array::<u8>(size.checked_mul(n).ok_or_else(cmem::nomem)?)?;
     for (i, item) in a.items().iter().enumerate() {
-        // SAFETY: element `i < n` of the zeroed array.
-        if let Err(e) = unsafe { elem_to_c(item, array.add(i * size)) } {
+        // SAFETY: element `i < n` of the array of `n` elements of `size`.
+        let slot = unsafe { array.add(i * size) };
+        let written = if ty == PMIX_VALUE {
+            // SAFETY: element `i < n`: a zeroed `pmix_value_t`.
+            unsafe { value_to_c(item, slot.cast()) }
+        } else {
+            // SAFETY: element `i < n` of the zeroed array.
+            unsafe { elem_to_c(item, slot) }
+        };
+        if let Err(e) = written {
             // SAFETY: every element is zeroed or written; the array is ours.
             unsafe { array_free(ty, array, n) };
             return Err(e);

@@ -147,6 +147,23 @@ int main(int argc, char **argv)
     PMIX_VALUE_LOAD(&v, "somehost", PMIX_STRING);
     CHECK_RC(PMIx_Put(PMIX_GLOBAL, PMIX_HOSTNAME, &v), PMIX_SUCCESS);
     PMIX_VALUE_DESTRUCT(&v);
+    /* an array of values of mixed types (PMIX_VALUE elements, as
+     * OpenPMIx's client2 example puts) */
+    {
+        pmix_value_t vals[2];
+        uint64_t x = 7000 + me.rank;
+        PMIX_VALUE_CONSTRUCT(&vals[0]);
+        PMIX_VALUE_CONSTRUCT(&vals[1]);
+        PMIX_VALUE_LOAD(&vals[0], &x, PMIX_UINT64);
+        PMIX_VALUE_LOAD(&vals[1], "second", PMIX_STRING);
+        pmix_data_array_t da = {.type = PMIX_VALUE, .size = 2, .array = vals};
+        PMIX_VALUE_CONSTRUCT(&v);
+        v.type = PMIX_DATA_ARRAY;
+        v.data.darray = &da;
+        CHECK_RC(PMIx_Put(PMIX_GLOBAL, "test.values", &v), PMIX_SUCCESS);
+        PMIX_VALUE_DESTRUCT(&vals[0]);
+        PMIX_VALUE_DESTRUCT(&vals[1]);
+    }
     CHECK_RC(PMIx_Commit(), PMIX_SUCCESS);
 
     /* collecting fence over the whole namespace (NULL procs) */
@@ -173,6 +190,20 @@ int main(int argc, char **argv)
     CHECK_RC(PMIx_Get(&peer, "test.local", NULL, 0, &val), PMIX_SUCCESS);
     CHECK(NULL != val && PMIX_UINT64 == val->type && 1000 + next == val->data.uint64);
     PMIX_VALUE_RELEASE(val);
+    val = NULL;
+    CHECK_RC(PMIx_Get(&peer, "test.values", NULL, 0, &val), PMIX_SUCCESS);
+    CHECK(NULL != val && PMIX_DATA_ARRAY == val->type && NULL != val->data.darray);
+    if (NULL != val && PMIX_DATA_ARRAY == val->type && NULL != val->data.darray) {
+        pmix_data_array_t *d = val->data.darray;
+        pmix_value_t *e = (pmix_value_t *) d->array;
+        CHECK(PMIX_VALUE == d->type && 2 == d->size);
+        if (PMIX_VALUE == d->type && 2 == d->size) {
+            CHECK(PMIX_UINT64 == e[0].type && 7000 + next == e[0].data.uint64);
+            CHECK(PMIX_STRING == e[1].type && 0 == strcmp(e[1].data.string, "second"));
+        }
+    }
+    if (val)
+        PMIX_VALUE_RELEASE(val);
 
     /* non-blocking get: callback on a library thread, value owned by it */
     uint32_t prev = (me.rank + want_size - 1) % want_size;

@@ -339,7 +339,14 @@ impl<'a> Decoder<'a> {
         let n = self.get_count("data array", 1)?;
         let mut items = Vec::with_capacity(n);
         for _ in 0..n {
-            items.push(self.get_value_body(elem)?);
+            items.push(if elem == DataType::VALUE {
+                // each element a whole value (see `put_data_array`), nested
+                // one level deeper
+                let t = DataType(self.get_u16()?);
+                self.get_value_body(t)?
+            } else {
+                self.get_value_body(elem)?
+            });
         }
         DataArray::new(elem, items).map_err(|e| bad(e.to_string()))
     }
@@ -419,5 +426,29 @@ mod tests {
         let mut b = encode_value(&Value::Bool(true));
         b.push(0);
         assert!(decode_value(&b).is_err());
+    }
+
+    #[test]
+    fn an_array_of_values_of_mixed_types_round_trips() {
+        let a = DataArray::new(
+            DataType::VALUE,
+            vec![
+                Value::Uint64(7),
+                Value::String("second".into()),
+                Value::Bool(true),
+            ],
+        )
+        .unwrap();
+        let v = Value::DataArray(Box::new(a));
+        assert_eq!(decode_value(&encode_value(&v)).unwrap(), v);
+        // any other element type still checks every element
+        assert!(DataArray::new(DataType::UINT64, vec![Value::Bool(true)]).is_err());
+        // a count the bytes cannot hold, and a bad element tag, are refused
+        let mut e = Encoder::new();
+        e.put_u16(DataType::DATA_ARRAY.0);
+        e.put_u16(DataType::VALUE.0);
+        e.put_u32(1000);
+        e.put_u16(0xFEFE);
+        assert!(decode_value(&e.finish()).is_err());
     }
 }

@@ -2,7 +2,7 @@
 //! model can hold has an encoding.
 
 use crate::value::{App, DataArray, Envar, ProcInfo, Query};
-use crate::{Info, Proc, Value};
+use crate::{DataType, Info, Proc, Value};
 
 /// Writes values, infos and procs into a growing buffer.
 ///
@@ -201,7 +201,12 @@ impl Encoder {
         self.put_u16(a.elem_type().0);
         self.put_len(a.len());
         for item in a.items() {
-            self.put_value_body(item);
+            if a.elem_type() == DataType::VALUE {
+                // each element a whole value: its type, then its body
+                self.put_value(item);
+            } else {
+                self.put_value_body(item);
+            }
         }
     }
 
