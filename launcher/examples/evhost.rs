@@ -11,8 +11,9 @@
 //! - `late` (rank 1, after `quiet` ended): registers for all three codes
 //!   and is given the control event from the server's cache, and neither
 //!   of the others — the server never had them.
-//! - `interest` (both ranks, EVD-02): a handler for the control code,
-//!   then a fence, so that both are registered before either leaves.
+//! - `interest` (both ranks, EVD-02): a handler for the control code, a
+//!   round trip to the server (the interest it sent is then in), then a
+//!   fence, so that both are registered before either leaves.
 //! - `notifier` (rank 0) and `handler` (rank 1), EVD-18: rank 0 raises
 //!   an event for rank 1 alone, whose handler completes it with results;
 //!   nothing comes back to rank 0 (its default handler sees nothing).
@@ -133,6 +134,14 @@ fn main() {
         "interest" => {
             c.register_event_handler(&[CONTROL], &[], seen.handler())
                 .unwrap_or_else(|e| fail(format!("register: {e}")));
+            // the interest goes to the server one way: a round trip on the
+            // same connection makes sure the server has it before the
+            // fence (which is a shared-memory barrier, not a message)
+            c.query(&[pmix_core::Query {
+                keys: vec![attrs::QUERY_NAMESPACES.into()],
+                qualifiers: vec![],
+            }])
+            .unwrap_or_else(|e| fail(format!("query: {e}")));
             // both ranks registered before either leaves
             c.fence(&[], &[])
                 .unwrap_or_else(|e| fail(format!("fence: {e}")));
