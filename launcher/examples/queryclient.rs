@@ -166,7 +166,8 @@ fn query(c: &Client) {
         format!("namespaces {names:?} lack {ns}")
     });
     // Namespace info: infos keyed PMIX_QUERY_NAMESPACE_INFO, one per
-    // namespace, each an array of infos holding its PMIX_NSPACE.
+    // namespace, each an array of infos holding its PMIX_NSPACE and its
+    // PMIX_CMD_LINE.
     let r = c
         .query(&[q(&[attrs::QUERY_NAMESPACE_INFO], vec![])])
         .unwrap_or_else(|e| fail(format!("namespace info: {e}")));
@@ -177,9 +178,14 @@ fn query(c: &Client) {
         entries.iter().any(|entry| {
             entry.is(attrs::QUERY_NAMESPACE_INFO)
                 && entry.value.as_info_array().is_ok_and(|infos| {
+                    // pmixrun registers the job's command line
                     infos
                         .iter()
                         .any(|i| i.is(attrs::NSPACE) && i.value == Value::String(ns.clone()))
+                        && infos.iter().any(|i| {
+                            i.is(attrs::CMD_LINE)
+                                && i.value.as_str().is_ok_and(|c| c.contains("queryclient"))
+                        })
                 })
         })
     });

@@ -538,7 +538,17 @@ fn define_psets(setup: &Setup, opts: &Options) -> Result<(), String> {
 /// returns pmixrun's exit status (see the crate documentation for the
 /// table). Messages go to stderr, the ranks' output to stdout / stderr.
 pub fn run(opts: &Options) -> i32 {
-    let mut extra = Vec::new();
+    // the job's command line, as tools see it (`PMIX_QUERY_NAMESPACE_INFO`)
+    let cmd_line = std::iter::once(opts.program.as_str())
+        .chain(opts.args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut extra: Vec<Info> = Info::new(
+        pmix_core::attrs::CMD_LINE,
+        pmix_core::Value::String(cmd_line),
+    )
+    .into_iter()
+    .collect();
     if let Some(ranks) = &opts.stop_in_init {
         let ns = format!("run-{}-job", std::process::id());
         match Nspace::new(&ns).and_then(|ns| debugger::stop_in_init_info(&ns, ranks)) {

@@ -212,6 +212,15 @@ pub(crate) fn plan(req: &SpawnRequest, ctx: &SpawnContext<'_>) -> Result<SpawnPl
         Value::Proc(req.requestor.clone()),
     )?);
     infos.push(Info::new(attrs::SPAWNED, Value::Bool(true))?);
+    // the first app's command line, as tools see it
+    if let Some(a) = req.apps.first() {
+        let line = if a.argv.is_empty() {
+            a.cmd.clone()
+        } else {
+            a.argv.join(" ")
+        };
+        infos.push(Info::new(attrs::CMD_LINE, Value::String(line))?);
+    }
     if let Some(d) = daemons {
         infos.extend(d.infos);
     }
