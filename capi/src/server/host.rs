@@ -29,6 +29,7 @@ use crate::convert::{
 use crate::types::*;
 
 mod query;
+mod spawn;
 mod stdin;
 
 /// The C module and the `server_object` of each registered client.
@@ -261,49 +262,6 @@ unsafe extern "C" fn lookup_cb(
     let p = unsafe { Box::from_raw(cbdata.cast::<Pending<Vec<PData>>>()) };
     // SAFETY: NULL or `ndata` valid pdata (caller guarantee).
     let r = status_result(st).and_then(|()| unsafe { pdata_from_c(data, ndata) });
-    (p.done)(r);
-}
-
-/// The C copy of a spawn's apps, released when the host is done with it.
-struct CApps {
-    apps: *mut pmix_app_t,
-    n: usize,
-}
-
-impl Drop for CApps {
-    fn drop(&mut self) {
-        // SAFETY: made by `apps_to_c` with `n` entries (NULL when empty),
-        // no longer used by the host.
-        unsafe { array_free(PMIX_APP, self.apps.cast(), self.n) };
-    }
-}
-
-/// The callback data of a spawn up-call.
-struct SpawnPending {
-    done: Completion<pmix_core::Nspace>,
-    _keep: Keep,
-    _apps: CApps,
-}
-
-/// The host's spawn answer: the new namespace (copied before completing).
-///
-/// # Safety
-/// `cbdata` is the `SpawnPending` given to the spawn slot, used once;
-/// `nspace` NULL or NUL-terminated.
-unsafe extern "C" fn spawn_cb(st: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
-    // SAFETY: the box `CHost::spawn` leaked for this call (caller
-    // guarantee).
-    let p = unsafe { Box::from_raw(cbdata.cast::<SpawnPending>()) };
-    let r = status_result(st).and_then(|()| {
-        // SAFETY: NULL or NUL-terminated (caller guarantee).
-        match unsafe { cmem::c_string(nspace) }? {
-            Some(ns) if !ns.is_empty() => pmix_core::Nspace::new(ns),
-            _ => Err(Error::with_context(
-                Status::ERR_BAD_PARAM,
-                "the host's spawn succeeded without a namespace",
-            )),
-        }
-    });
     (p.done)(r);
 }
 
@@ -744,12 +702,7 @@ impl Host for CHost {
         self.push_stdin_call(proc, targets, data, directives, done);
     }
 
-    /// The spawn slot (`pmix_server_spawn_fn_t`) with C copies of the
-    /// requestor, the job info and the apps; the host answers through
-    /// `spawn_cb` with the new namespace. A slot that returns without
-    /// calling back (any status but `PMIX_SUCCESS`) fails the spawn with
-    /// that status (`PMIX_OPERATION_SUCCEEDED` too: there is no namespace
-    /// without the callback).
+    /// The spawn slot (`spawn.rs`).
     fn spawn(
         &self,
         requestor: &Proc,
@@ -757,43 +710,7 @@ impl Host for CHost {
         apps: &[pmix_core::App],
         done: Completion<pmix_core::Nspace>,
     ) {
-        let m = self.module();
-        let Some(f) = m.spawn else {
-            return done(Err(not_supported("spawn")));
-        };
-        let keep = match Keep::request(requestor, job_info, None) {
-            Ok(k) => k,
-            Err(e) => return done(Err(e)),
-        };
-        let capps = match crate::convert::apps_to_c(apps) {
-            Ok(a) => CApps {
-                apps: a,
-                n: apps.len(),
-            },
-            Err(e) => return done(Err(e)),
-        };
-        let (pp, ci, ni, ap, na) = (keep.procs, keep.info, keep.ninfo, capps.apps, capps.n);
-        let raw = Box::into_raw(Box::new(SpawnPending {
-            done,
-            _keep: keep,
-            _apps: capps,
-        }));
-        // SAFETY: the slot's contract; the copies live in the box until
-        // the callback reclaims it.
-        let rc = unsafe { f(pp, ci, ni, ap, na, Some(spawn_cb), raw.cast()) };
-        if rc != PMIX_SUCCESS {
-            // SAFETY: no callback will come: the box is still ours.
-            let p = unsafe { Box::from_raw(raw) };
-            let st = if rc == PMIX_OPERATION_SUCCEEDED {
-                Status::ERR_BAD_PARAM
-            } else {
-                Status(rc)
-            };
-            (p.done)(Err(Error::with_context(
-                st,
-                format!("the host's spawn returned {}", Status(rc)),
-            )));
-        }
+        self.spawn_call(requestor, job_info, apps, done);
     }
 
     fn register_events(&self, codes: &[Status], done: Completion<()>) {
