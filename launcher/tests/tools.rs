@@ -38,6 +38,29 @@ fn start_job(tmp: &Path, n: u32) -> (Child, u32, PathBuf) {
     }
 }
 
+/// As [`start_job`], the ranks' stdout going to the file `out`.
+fn start_job_writing_to(tmp: &Path, n: u32, out: &Path) -> (Child, u32) {
+    let pidfile = tmp.join("pid");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .env("TMPDIR", tmp)
+        .args(["--timeout", "60", "--report-pid"])
+        .arg(&pidfile)
+        .args(["-n", &n.to_string()])
+        .arg(example("toolee"))
+        .stdout(std::fs::File::create(out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    match common::reported_pid(&pidfile) {
+        Some(pid) => (child, pid),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pmixrun wrote no --report-pid file");
+        }
+    }
+}
+
 fn rand_suffix() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -260,22 +283,7 @@ fn a_tool_spawns_a_job_held_in_init_and_releases_it_after_ready_for_debug() {
     use std::sync::mpsc;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let pidfile = tmp.path().join("pid");
-    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .env("TMPDIR", tmp.path())
-        .args(["--timeout", "60", "--report-pid"])
-        .arg(&pidfile)
-        .args(["-n", "1"])
-        .arg(example("toolee"))
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let Some(pid) = common::reported_pid(&pidfile) else {
-        let _ = job.kill();
-        let _ = job.wait();
-        panic!("pmixrun wrote no --report-pid file");
-    };
+    let (job, pid) = start_job_writing_to(tmp.path(), 1, &out);
     let t = attach_by_pid(tmp.path(), pid);
     let c = t.client().unwrap();
     let (tx, rx) = mpsc::channel();
@@ -338,22 +346,7 @@ fn a_tool_gets_the_stdout_of_a_job_it_spawned_with_fwd_stdout_instead_of_pmixrun
     use std::sync::mpsc;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let pidfile = tmp.path().join("pid");
-    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .env("TMPDIR", tmp.path())
-        .args(["--timeout", "60", "--report-pid"])
-        .arg(&pidfile)
-        .args(["-n", "1"])
-        .arg(example("toolee"))
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let Some(pid) = common::reported_pid(&pidfile) else {
-        let _ = job.kill();
-        let _ = job.wait();
-        panic!("pmixrun wrote no --report-pid file");
-    };
+    let (job, pid) = start_job_writing_to(tmp.path(), 1, &out);
     let t = attach_by_pid(tmp.path(), pid);
     let c = t.client().unwrap();
     let (ready_tx, ready_rx) = mpsc::channel();
@@ -539,22 +532,7 @@ fn pmixrun_connects_back_to_the_tool_that_started_it_and_takes_its_launch_direct
 fn a_tool_co_launches_debugger_daemons_placed_per_proc_and_per_node() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let pidfile = tmp.path().join("pid");
-    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .env("TMPDIR", tmp.path())
-        .args(["--timeout", "60", "--report-pid"])
-        .arg(&pidfile)
-        .args(["-n", "2"])
-        .arg(example("toolee"))
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let Some(pid) = common::reported_pid(&pidfile) else {
-        let _ = job.kill();
-        let _ = job.wait();
-        panic!("pmixrun wrote no --report-pid file");
-    };
+    let (job, pid) = start_job_writing_to(tmp.path(), 2, &out);
     let t = attach_by_pid(tmp.path(), pid);
     let c = t.client().unwrap();
     let target_ns = format!("run-{pid}-job");
@@ -628,22 +606,7 @@ fn a_tool_co_launches_debugger_daemons_placed_per_proc_and_per_node() {
 fn forwarded_lines_fall_back_to_pmixrun_when_the_requestor_is_gone() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let pidfile = tmp.path().join("pid");
-    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .env("TMPDIR", tmp.path())
-        .args(["--timeout", "60", "--report-pid"])
-        .arg(&pidfile)
-        .args(["-n", "1"])
-        .arg(example("toolee"))
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let Some(pid) = common::reported_pid(&pidfile) else {
-        let _ = job.kill();
-        let _ = job.wait();
-        panic!("pmixrun wrote no --report-pid file");
-    };
+    let (job, pid) = start_job_writing_to(tmp.path(), 1, &out);
     let t = attach_by_pid(tmp.path(), pid);
     let app = pmix_core::App {
         cmd: "/bin/sh".into(),
