@@ -44,11 +44,12 @@ mod library;
 mod notify;
 mod pools;
 mod progress;
+mod seen;
 mod standalone;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -89,10 +90,17 @@ pub struct Event<'a> {
 /// `PMIX_EVENT_NO_ACTION_TAKEN` with no results, so a chain never stalls on
 /// a forgotten completion.
 pub struct EventCompletion {
-    handoff: Arc<Handoff<Done>>,
+    slot: Arc<CompletionSlot>,
     run: u64,
-    events: std::sync::Weak<Events>,
     done: bool,
+}
+
+/// What a handler call's completion goes through: the handoff deciding
+/// inline or posted, and the way back to the progress thread. Pooled
+/// (`pools.rs`): the weak reference is made once per slot, not per event.
+pub(crate) struct CompletionSlot {
+    handoff: Handoff<Done>,
+    events: std::sync::Weak<Events>,
 }
 
 impl std::fmt::Debug for EventCompletion {
@@ -140,9 +148,9 @@ impl EventCompletion {
     }
 
     fn post(&self, d: Done) {
-        if let Some(d) = self.handoff.complete(d) {
+        if let Some(d) = self.slot.handoff.complete(d) {
             // The dispatcher went on without us: post the continuation.
-            if let Some(ev) = self.events.upgrade() {
+            if let Some(ev) = self.slot.events.upgrade() {
                 ev.command(Command::Continue(self.run, d));
             }
         }
@@ -261,8 +269,8 @@ impl std::fmt::Debug for Events {
 /// The progress thread's own state (not shared).
 pub(crate) struct Local {
     pub(crate) cache: VecDeque<Arc<EventMsg>>,
-    pub(crate) seen: HashSet<EventId>,
-    pub(crate) seen_order: VecDeque<EventId>,
+    /// Ids received lately (a second copy is dropped).
+    pub(crate) seen: seen::SeenIds,
     pub(crate) runs: HashMap<u64, progress::Run>,
     pub(crate) next_run: u64,
     /// The handler chain and the library consumers as last seen, kept

@@ -16,7 +16,7 @@ use pmix_core::event::{ChainRun, EventMsg, HandlerId, NameCache};
 use pmix_core::{DataRange, Status};
 use pmix_shm::local::handoff::Handoff;
 
-use super::{Done, Handler};
+use super::{CompletionSlot, Events, Handler};
 
 /// Objects of one kind kept for reuse, at most.
 const POOL_MAX: usize = 1024;
@@ -33,7 +33,7 @@ pub(crate) struct Pools {
     msgs: Vec<Arc<EventMsg>>,
     entries: Vec<Entries>,
     chains: Vec<ChainRun>,
-    handoffs: Vec<Arc<Handoff<Done>>>,
+    handoffs: Vec<Arc<CompletionSlot>>,
     /// Namespaces and keys of recently decoded events.
     pub(crate) names: NameCache,
 }
@@ -95,18 +95,21 @@ impl Pools {
         }
     }
 
-    /// A fresh handoff.
-    pub(crate) fn handoff(&mut self) -> Arc<Handoff<Done>> {
-        self.handoffs
-            .pop()
-            .unwrap_or_else(|| Arc::new(Handoff::new()))
+    /// A completion slot with a fresh handoff, leading back to `events`.
+    pub(crate) fn handoff(&mut self, events: &Arc<Events>) -> Arc<CompletionSlot> {
+        self.handoffs.pop().unwrap_or_else(|| {
+            Arc::new(CompletionSlot {
+                handoff: Handoff::new(),
+                events: Arc::downgrade(events),
+            })
+        })
     }
 
     /// Takes `h` back if its completion is gone (no other holder).
-    pub(crate) fn give_handoff(&mut self, mut h: Arc<Handoff<Done>>) {
+    pub(crate) fn give_handoff(&mut self, mut h: Arc<CompletionSlot>) {
         if self.handoffs.len() < POOL_MAX {
             if let Some(fresh) = Arc::get_mut(&mut h) {
-                fresh.reset();
+                fresh.handoff.reset();
                 self.handoffs.push(h);
             }
         }

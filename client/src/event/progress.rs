@@ -1,7 +1,7 @@
 //! The progress thread: drains commands, PROC_LOCAL events and the inbound
 //! ring, and walks each event's handler chain.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,6 +14,7 @@ use pmix_shm::sync::Ordering;
 use super::library::Consumers;
 use super::pools::Entries;
 pub(crate) use super::pools::Pools;
+use super::seen::SeenIds;
 use super::{
     Command, Done, Event, EventCompletion, Events, Handler, Local, OutcomeFn, LOCAL_CACHE, SEEN_IDS,
 };
@@ -44,30 +45,13 @@ impl Local {
     fn new() -> Local {
         Local {
             cache: VecDeque::new(),
-            // sized so that the steady state (SEEN_IDS live ids, inserts and
-            // removals leaving tombstones) rehashes in place, never grows
-            seen: HashSet::with_capacity(4 * SEEN_IDS),
-            seen_order: VecDeque::with_capacity(SEEN_IDS + 1),
+            seen: SeenIds::new(SEEN_IDS),
             runs: HashMap::new(),
             next_run: 0,
             snapshots: None,
             // a full batch beyond the replay cache: the most events held at once
             pools: Pools::new(LOCAL_CACHE + BATCH),
         }
-    }
-
-    /// `false` if this id was already received (a second copy).
-    fn first_sight(&mut self, ev: &EventMsg) -> bool {
-        if !self.seen.insert(ev.id) {
-            return false;
-        }
-        self.seen_order.push_back(ev.id);
-        if self.seen_order.len() > SEEN_IDS {
-            if let Some(old) = self.seen_order.pop_front() {
-                self.seen.remove(&old);
-            }
-        }
-        true
     }
 }
 
@@ -84,10 +68,13 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
             break;
         }
         let mut work = 0;
-        // ORDERING: AcqRel — Acquire pairs with the Release store in
+        // ORDERING: Relaxed load first — only a hint that saves the swap
+        // (a read-modify-write) on the rounds without commands, nearly all
+        // of them. AcqRel swap — Acquire pairs with the Release store in
         // `command` (the queue is then read under its lock); clearing first
-        // means a command queued meanwhile sets the flag again.
-        if ev.pending.swap(false, Ordering::AcqRel) {
+        // means a command queued meanwhile sets the flag again. A flag set
+        // after the load is seen by the wait's condition or the next round.
+        if ev.pending.load(Ordering::Relaxed) && ev.pending.swap(false, Ordering::AcqRel) {
             let cmds: Vec<Command> = ev.commands.lock().drain(..).collect();
             work += cmds.len();
             for c in cmds {
@@ -112,20 +99,33 @@ pub(crate) fn run(ev: Arc<Events>, mut inbound: Consumer, mut local: Consumer) {
         if work > 0 {
             continue;
         }
-        // about to wait: keep no handler alive that was deregistered
-        st.snapshots = None;
         let (loc, inb) = (&local, &inbound);
+        // ORDERING: Acquire — as above; the consumers' checks are ordered
+        // by the doorbell's fence.
+        let ready = || {
+            ev.stop.load(Ordering::Acquire)
+                || ev.pending.load(Ordering::Acquire)
+                || loc.is_ready()
+                || inb.is_ready()
+        };
+        // Spin with the snapshots kept (the next event reuses them: at one
+        // event per wait, reloading them cost a hazard claim per event);
+        // let them go only before sleeping, so that no deregistered
+        // handler is kept alive by a sleeping thread.
+        if !ev.spin.is_zero() {
+            let spun = Instant::now() + ev.spin;
+            if ev
+                .inbound
+                .consumer_wait_until(ev.wake_bits, ready, ev.spin, Some(spun))
+            {
+                continue;
+            }
+        }
+        st.snapshots = None;
         ev.inbound.consumer_wait_until(
             ev.wake_bits,
-            // ORDERING: Acquire — as above; the consumers' checks are
-            // ordered by the doorbell's fence.
-            || {
-                ev.stop.load(Ordering::Acquire)
-                    || ev.pending.load(Ordering::Acquire)
-                    || loc.is_ready()
-                    || inb.is_ready()
-            },
-            ev.spin,
+            ready,
+            Duration::ZERO,
             Some(Instant::now() + MAX_SLEEP),
         );
     }
@@ -171,7 +171,7 @@ fn record(
         // the in-process queue holds each of this process's events once:
         // only copies from rings and the server need the duplicate check
         Ok(msg) => {
-            if source == Origin::ThisProcess || st.first_sight(&msg) {
+            if source == Origin::ThisProcess || st.seen.first_sight(msg.id) {
                 dispatch(ev, st, msg, None);
             } else {
                 st.pools.give_msg(msg);
@@ -193,7 +193,7 @@ fn command(ev: &Arc<Events>, st: &mut Local, c: Command) {
             }
         }
         Command::Local(msg, outcome) => {
-            let _ = st.first_sight(&msg);
+            let _ = st.seen.first_sight(msg.id);
             dispatch(ev, st, Arc::from(msg), outcome);
         }
     }
@@ -306,35 +306,44 @@ fn advance(ev: &Arc<Events>, st: &mut Local, mut run: Run) {
             recycle(st, run);
             return;
         }
-        let (id, handler) = run.entries[run.next].clone();
+        let i = run.next;
         run.next += 1;
+        // Borrowed, not cloned: the entry list lives as long as the run
+        // (one reference count less per handler call).
+        let Run {
+            ev: msg,
+            entries,
+            chain,
+            ..
+        } = &mut run;
+        let (id, handler) = (entries[i].0, &entries[i].1);
         if !handler.gate.enter() {
             continue; // not armed yet, or deregistered
         }
-        let handoff = st.pools.handoff();
+        let slot = st.pools.handoff(ev);
         let run_id = st.next_run;
         st.next_run += 1;
         let completion = EventCompletion {
-            handoff: Arc::clone(&handoff),
+            slot: Arc::clone(&slot),
             run: run_id,
-            events: Arc::downgrade(ev),
             done: false,
         };
         let event = Event {
             registration: id,
-            status: run.ev.status,
-            source: run.ev.source.as_ref(),
-            info: &run.ev.info,
-            results: run.chain.results(),
+            status: msg.status,
+            source: msg.source.as_ref(),
+            info: &msg.info,
+            results: chain.results(),
         };
         // A panicking handler drops its completion while unwinding, which
         // completes it as PMIX_EVENT_NO_ACTION_TAKEN; the chain goes on.
         let _ = catch_unwind(AssertUnwindSafe(|| (handler.f)(&event, completion)));
         handler.gate.exit();
-        match handoff.after_call() {
+        match slot.handoff.after_call() {
             Some(d) => {
-                apply(&mut run, Some(&handler.result_key), d);
-                st.pools.give_handoff(handoff);
+                let key = &handler.result_key;
+                chain.handler_done_keyed(key, d.status, d.updated_prior, d.results);
+                st.pools.give_handoff(slot);
             }
             None => {
                 run.waiting_for = Some(handler.result_key.clone());
