@@ -211,6 +211,9 @@ pub(crate) struct Inner {
     pub(crate) own_barrier: OnceLock<u32>,
     /// This process's client slot (its peer cell), once looked up.
     pub(crate) own_slot: OnceLock<Option<u32>>,
+    /// This client's number among the clients of this process (a client
+    /// after a finalize gets a new one): keys per-thread caches.
+    pub(crate) serial: u64,
     /// This process's next episode on its namespace's barrier cell: its
     /// shared-memory fences so far + 1 (the server resets the cell to
     /// episode 1 at `register_nspace`, before any client can fence on it).
@@ -399,6 +402,7 @@ impl Client {
                 cpus: cpus::online_cpus(),
                 own_barrier: OnceLock::new(),
                 own_slot: OnceLock::new(),
+                serial: peers::next_client_serial(),
                 fence_episode: AtomicU32::new(1),
                 finalized: Mutex::new(false),
                 events,

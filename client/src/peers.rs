@@ -8,12 +8,18 @@
 //! per slot, for the life of the client.
 
 use pmix_core::proto::{keys, peer_state};
-use pmix_core::{codec, Error, Proc, Rank, Result, Status, Value};
+use std::sync::Arc;
+
+use pmix_core::{attrs, codec, Error, Nspace, Proc, Rank, Result, Status, Value};
 use pmix_shm::layout::RegionKind;
 use pmix_shm::ring::Ring;
 use pmix_shm::store::StoreReader;
+use pmix_shm::sync::{AtomicU64, Ordering};
 
 use crate::Inner;
+
+mod slot_cache;
+pub(crate) use slot_cache::LocalRanks;
 
 /// A value of the job store (`rank` may be `WILDCARD` for the job level).
 pub(crate) fn job_value(inner: &Inner, ns: &str, rank: u32, key: &str) -> Option<Value> {
@@ -34,10 +40,45 @@ pub(crate) fn job_u32(inner: &Inner, ns: &str, key: &str) -> Option<u32> {
 
 /// The client slot of a local proc (`None`: not local, or not registered).
 pub(crate) fn slot_of(inner: &Inner, proc: &Proc) -> Option<u32> {
-    match job_value(inner, proc.nspace.as_str(), proc.rank.0, keys::SLOT)? {
-        Value::Uint32(s) => Some(s),
-        _ => None,
-    }
+    slot_cache::slot(inner, proc, || {
+        match job_value(inner, proc.nspace.as_str(), proc.rank.0, keys::SLOT)? {
+            Value::Uint32(s) => Some(s),
+            _ => None,
+        }
+    })
+}
+
+/// The local ranks of `ns` and their slots (`None`: the job store has no
+/// local peers for it).
+pub(crate) fn local_ranks(inner: &Inner, ns: &Nspace) -> Option<Arc<LocalRanks>> {
+    slot_cache::local_ranks(inner, ns, || {
+        let name = ns.as_str();
+        let peers = match job_value(inner, name, Rank::WILDCARD.0, attrs::LOCAL_PEERS) {
+            Some(Value::String(s)) => s,
+            _ => return None,
+        };
+        let size = job_u32(inner, name, attrs::JOB_SIZE);
+        let local = job_u32(inner, name, attrs::LOCAL_SIZE);
+        let slots = peers
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|r| {
+                let rank = r.trim().parse::<u32>().ok()?;
+                slot_of(inner, &Proc::from_parts(ns.clone(), Rank(rank)))
+            })
+            .collect();
+        Some(Arc::new(LocalRanks {
+            slots,
+            elsewhere: size.is_none() || size != local,
+        }))
+    })
+}
+
+/// A number for a new client of this process ([`Inner::serial`]).
+pub(crate) fn next_client_serial() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    // ORDERING: Relaxed — only uniqueness matters.
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// The state the server published for `slot` (`DEAD` for a slot the

@@ -10,7 +10,7 @@ use std::time::Instant;
 use pmix_core::codec::Encoder;
 use pmix_core::event::{EventMsg, Origin, RECORD_EVENT};
 use pmix_core::proto::{peer_state, Request};
-use pmix_core::{attrs, DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
+use pmix_core::{DataRange, Error, Info, Nspace, Proc, Rank, Result, Status};
 use pmix_shm::ring::{PushTimeoutError, Ring, TryPushError, WakeBatch};
 
 use super::{Command, Events, OutcomeFn, PUSH_TIMEOUT};
@@ -28,27 +28,13 @@ struct Plan {
 /// Adds the connected local ranks of `ns` to the plan; anything unknown,
 /// not connected or off-node needs the server.
 fn whole_nspace(inner: &Inner, ns: &Nspace, plan: &mut Plan) {
-    let name = ns.as_str();
-    let peers = match peers::job_value(inner, name, Rank::WILDCARD.0, attrs::LOCAL_PEERS) {
-        Some(Value::String(s)) => s,
-        _ => {
-            plan.server = true;
-            return;
-        }
-    };
-    let size = peers::job_u32(inner, name, attrs::JOB_SIZE);
-    let local = peers::job_u32(inner, name, attrs::LOCAL_SIZE);
-    if size.is_none() || size != local {
+    let Some(local) = peers::local_ranks(inner, ns) else {
         plan.server = true;
-    }
-    for r in peers.split(',').filter(|s| !s.is_empty()) {
-        let slot = r
-            .trim()
-            .parse::<u32>()
-            .ok()
-            .and_then(|rank| peers::slot_of(inner, &Proc::from_parts(ns.clone(), Rank(rank))))
-            .filter(|s| peers::connected(inner, *s));
-        match slot {
+        return;
+    };
+    plan.server |= local.elsewhere;
+    for slot in &local.slots {
+        match slot.filter(|s| peers::connected(inner, *s)) {
             Some(s) => plan.slots.push(s),
             None => plan.server = true,
         }
