@@ -314,6 +314,7 @@ fn advance(ev: &Arc<Events>, st: &mut Local, mut run: Run) {
             ev: msg,
             entries,
             chain,
+            outcome,
             ..
         } = &mut run;
         let (id, handler) = (entries[i].0, &entries[i].1);
@@ -341,8 +342,12 @@ fn advance(ev: &Arc<Events>, st: &mut Local, mut run: Run) {
         handler.gate.exit();
         match slot.handoff.after_call() {
             Some(d) => {
-                let key = &handler.result_key;
-                chain.handler_done_keyed(key, d.status, d.updated_prior, d.results);
+                // The last handler's results reach only the notifier's
+                // outcome: without one, nobody reads them.
+                if i + 1 < entries.len() || outcome.is_some() {
+                    let key = &handler.result_key;
+                    chain.handler_done_keyed(key, d.status, d.updated_prior, d.results);
+                }
                 st.pools.give_handoff(slot);
             }
             None => {
