@@ -6,7 +6,12 @@
  *   the main thread to a C handler on the progress thread (sender and
  *   receiver in one process);
  * - rank 1: PMIX_RANGE_NAMESPACE events with one PMIX_UINT64 info from
- *   rank 0, counted while its handler receives them.
+ *   rank 0, counted while its handler receives them;
+ * - both ranks: PMIX_RANGE_CUSTOM events from rank 0 to rank 1, with
+ *   PMIX_EVENT_CUSTOM_RANGE as a pmix_data_array_t of one pmix_proc_t (as
+ *   C programs give it) and the PMIX_UINT64 info, counted on rank 0 while
+ *   it sends them and on rank 1 while its handler receives them (and
+ *   checks that it sees exactly those infos).
  * Each window comes after a warm-up; fewer than one allocation per 100
  * events passes (a stray allocation of another thread meanwhile is not
  * the event path's).
@@ -66,13 +71,36 @@ void *aligned_alloc(size_t align, size_t n)
 #define CODE (PMIX_EXTERNAL_ERR_BASE - 7)
 
 static atomic_long seen;
+/* `seen` when the current receiving phase began */
+static atomic_long base;
+/* the CUSTOM phase runs: the handler checks each event's infos */
+static atomic_int custom_phase;
+static atomic_long wrong;
 static atomic_int registered;
+
+/* Whether `info` is what a CUSTOM event of this test carries: the range
+ * (one proc: rank 1 of this namespace) then test.x = 42. */
+static int custom_infos_ok(const pmix_info_t *info, size_t ninfo)
+{
+    if (2 != ninfo || !PMIX_CHECK_KEY(&info[0], PMIX_EVENT_CUSTOM_RANGE)
+        || PMIX_DATA_ARRAY != info[0].value.type || NULL == info[0].value.data.darray)
+        return 0;
+    const pmix_data_array_t *d = info[0].value.data.darray;
+    if (PMIX_PROC != d->type || 1 != d->size || NULL == d->array)
+        return 0;
+    const pmix_proc_t *p = (const pmix_proc_t *)d->array;
+    return PMIX_CHECK_NSPACE(p->nspace, me.nspace) && 1 == p->rank
+           && PMIX_CHECK_KEY(&info[1], "test.x") && PMIX_UINT64 == info[1].value.type
+           && 42 == info[1].value.data.uint64;
+}
 
 static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
                     pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
-    long k = atomic_fetch_add(&seen, 1) + 1;
+    long k = atomic_fetch_add(&seen, 1) + 1 - atomic_load(&base);
+    if (atomic_load(&custom_phase) && !custom_infos_ok(info, ninfo))
+        atomic_fetch_add(&wrong, 1);
     if (1 == me.rank && WARM == k)
         atomic_store(&counting, 1);
     if (1 == me.rank && WARM + EVENTS == k)
@@ -100,13 +128,18 @@ static int wait_seen(long want)
     return 0;
 }
 
-static pmix_status_t notify(pmix_data_range_t range, pmix_info_t *info)
+static pmix_status_t notify_n(pmix_data_range_t range, pmix_info_t *info, size_t ninfo)
 {
     pmix_status_t rc;
     while (PMIX_ERR_OUT_OF_RESOURCE
-           == (rc = PMIx_Notify_event(CODE, &me, range, info, 1, NULL, NULL)))
+           == (rc = PMIx_Notify_event(CODE, &me, range, info, ninfo, NULL, NULL)))
         sched_yield();
     return rc;
+}
+
+static pmix_status_t notify(pmix_data_range_t range, pmix_info_t *info)
+{
+    return notify_n(range, info, 1);
 }
 
 int main(void)
@@ -151,7 +184,42 @@ int main(void)
         printf("rank 1: %ld allocations while receiving %d NAMESPACE events\n", n, EVENTS);
         CHECK(n * 100 < EVENTS);
     }
+
+    /* CUSTOM: rank 0 -> rank 1, the range as a data array of one proc */
+    pmix_info_t custom[2];
+    pmix_proc_t target;
+    PMIX_LOAD_PROCID(&target, me.nspace, 1);
+    pmix_data_array_t darr = {.type = PMIX_PROC, .size = 1, .array = &target};
+    PMIX_INFO_LOAD(&custom[0], PMIX_EVENT_CUSTOM_RANGE, &darr, PMIX_DATA_ARRAY);
+    PMIX_INFO_LOAD(&custom[1], "test.x", &x, PMIX_UINT64);
+    atomic_store(&base, atomic_load(&seen));
+    atomic_store(&allocs, 0);
+    atomic_store(&custom_phase, 1);
     CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
+    if (0 == me.rank) {
+        for (long i = 0; i < WARM; i++)
+            CHECK_RC(notify_n(PMIX_RANGE_CUSTOM, custom, 2), PMIX_SUCCESS);
+        long bad = 0;
+        atomic_store(&counting, 1);
+        for (long i = 0; i < EVENTS; i++)
+            if (PMIX_SUCCESS != notify_n(PMIX_RANGE_CUSTOM, custom, 2))
+                bad++;
+        atomic_store(&counting, 0);
+        CHECK(0 == bad);
+        long n = atomic_load(&allocs);
+        printf("rank 0: %ld allocations while sending %d CUSTOM events\n", n, EVENTS);
+        CHECK(n * 100 < EVENTS);
+    } else {
+        CHECK(0 == wait_seen(atomic_load(&base) + WARM + EVENTS));
+        long n = atomic_load(&allocs);
+        printf("rank 1: %ld allocations while receiving %d CUSTOM events (%ld with other "
+               "infos)\n",
+               n, EVENTS, atomic_load(&wrong));
+        CHECK(n * 100 < EVENTS);
+        CHECK(0 == atomic_load(&wrong));
+    }
+    CHECK_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&custom[0]);
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
     return finish("client_event_allocs");
 }
