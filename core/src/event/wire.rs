@@ -11,9 +11,7 @@
 
 use super::{EventView, NameCache, Origin};
 use crate::codec::{Decoder, Encoder};
-use crate::{
-    attrs, DataRange, Error, Info, InfoFlags, Proc, Result, Status, Value,
-};
+use crate::{attrs, DataRange, Error, Info, InfoFlags, Proc, Result, Status, Value};
 
 /// The ring record kind of an event (the `kind` of `Ring::try_push`).
 pub const RECORD_EVENT: u16 = 1;
@@ -155,9 +153,7 @@ impl EventMsg {
                     }
                 }
                 // anything else is refused there
-                _ => self
-                    .custom_range
-                    .extend(super::registration::procs_of(i)?),
+                _ => self.custom_range.extend(super::registration::procs_of(i)?),
             }
         }
         match (range == DataRange::CUSTOM, custom) {
@@ -375,7 +371,8 @@ mod tests {
     /// Events of several shapes: the custom range as one proc or a data
     /// array of 1 or 3, scalar, string, byte and nested infos, none.
     fn shapes() -> Vec<EventMsg> {
-        let procs = |n: u32| Value::from(DataArray::from_procs((0..n).map(|r| p("job", r)).collect()));
+        let procs =
+            |n: u32| Value::from(DataArray::from_procs((0..n).map(|r| p("job", r)).collect()));
         let custom = |v: Value| Info::new(attrs::EVENT_CUSTOM_RANGE, v).unwrap();
         let infos: Vec<Vec<Info>> = vec![
             vec![custom(procs(1)), Info::new("user.x", 42u64).unwrap()],
@@ -401,7 +398,10 @@ mod tests {
             .collect();
         all.push(EventMsg::new(Status(-3002), DataRange::LOCAL));
         let mut scalar = EventMsg::new(Status(-3003), DataRange::NAMESPACE);
-        scalar.info = vec![Info::new("user.x", 7u64).unwrap(), Info::flag("user.f").unwrap()];
+        scalar.info = vec![
+            Info::new("user.x", 7u64).unwrap(),
+            Info::flag("user.f").unwrap(),
+        ];
         all.push(scalar);
         all
     }
@@ -429,7 +429,10 @@ mod tests {
         let mut slot = EventMsg::decode(&three).unwrap();
         slot.decode_in_place(&one, &mut names).unwrap();
         assert_eq!(slot, EventMsg::decode(&one).unwrap());
-        assert_eq!((room(&slot), room(&EventMsg::decode(&one).unwrap())), (3, 1));
+        assert_eq!(
+            (room(&slot), room(&EventMsg::decode(&one).unwrap())),
+            (3, 1)
+        );
         // a bad record over a shaped event fails as a fresh decode fails
         let bytes = shapes()[0].encode();
         for cut in 0..bytes.len() {

@@ -285,11 +285,7 @@ mod tests {
                 let r = Decoder::new(&bytes).get_value_into(&mut slot, &mut FreshNames);
                 match (&fresh, r) {
                     (Ok(_), Ok(())) => {}
-                    (Err(a), Err(b)) => assert_eq!(
-                        a.status(),
-                        b.status(),
-                        "{bytes:?}: {a} / {b}"
-                    ),
+                    (Err(a), Err(b)) => assert_eq!(a.status(), b.status(), "{bytes:?}: {a} / {b}"),
                     (a, b) => panic!("{bytes:?}: fresh {a:?}, in place {b:?}"),
                 }
             }
