@@ -156,12 +156,12 @@ mod tests {
 
     #[test]
     fn assign_infos_equals_a_clone_for_every_length() {
-        let a = vec![
+        let a = [
             Info::new("a", procs(1)).unwrap(),
             Info::new("b", 2u32).unwrap().required(),
             Info::new("c", "s").unwrap(),
         ];
-        let b = vec![Info::new("x", Value::Bool(true)).unwrap()];
+        let b = [Info::new("x", Value::Bool(true)).unwrap()];
         let mut d = Vec::new();
         for src in [&a[..], &b[..], &a[..], &[][..], &a[1..]] {
             assign_infos(&mut d, src);
