@@ -2,7 +2,10 @@
 //! (`tests/c/client_event_allocs.c`) under `pmixrun -n 2` counts every
 //! allocation of its process while it sends and handles PROC_LOCAL events
 //! and while it receives NAMESPACE events from its peer, each with one
-//! scalar info; on the steady state there are none.
+//! scalar info, and while it sends or receives CUSTOM-range events whose
+//! `PMIX_EVENT_CUSTOM_RANGE` is a `pmix_data_array_t` of one proc (the
+//! receiver checks it sees exactly the infos sent); on the steady state
+//! there are none.
 
 #[allow(unused_macros)] // `require!`: these tests skip through `client_program`
 mod common;

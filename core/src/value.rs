@@ -9,6 +9,9 @@ use crate::info::Info;
 use crate::proc::{Nspace, Proc, Rank};
 use crate::status::{Error, Result, Status};
 
+mod reuse;
+pub use reuse::assign_infos;
+
 /// `struct timeval`: seconds and microseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Timeval {

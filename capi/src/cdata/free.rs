@@ -151,14 +151,30 @@ pub(crate) unsafe fn array_free(ty: pmix_data_type_t, array: *mut u8, n: usize) 
     if array.is_null() {
         return;
     }
-    if let Some(kind) = ElemKind::of(ty).filter(|k| !k.is_plain()) {
+    // SAFETY: forwarded caller guarantee.
+    unsafe { array_destruct(ty, array, n) };
+    // SAFETY: the array is a live libc allocation (caller guarantee).
+    unsafe { free(array) };
+}
+
+/// Releases what the `n` elements of `ty` at `array` own and zeroes them,
+/// keeping the array's memory.
+///
+/// # Safety
+/// `array` is NULL or holds `n` initialised, writable elements of `ty`
+/// (see [`elem_destruct`]).
+pub(crate) unsafe fn array_destruct(ty: pmix_data_type_t, array: *mut u8, n: usize) {
+    let Some(kind) = ElemKind::of(ty).filter(|_| !array.is_null()) else {
+        return;
+    };
+    if !kind.is_plain() {
         for i in 0..n {
             // SAFETY: element `i < n` of the array (caller guarantee).
             unsafe { elem_destruct(kind, array.add(i * kind.size())) };
         }
     }
-    // SAFETY: the array is a live libc allocation (caller guarantee).
-    unsafe { free(array) };
+    // SAFETY: `n` writable elements of `kind.size()` bytes (caller).
+    unsafe { ptr::write_bytes(array, 0, n * kind.size()) };
 }
 
 /// `PMIx_Data_array_destruct`: releases the elements and the array, and

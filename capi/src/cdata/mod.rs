@@ -22,7 +22,7 @@ mod value;
 
 pub(crate) use copy::{array_copy, info_xfer, value_xfer};
 pub(crate) use free::{
-    array_free, data_array_destruct, elem_destruct, info_destruct, value_destruct,
+    array_destruct, array_free, data_array_destruct, elem_destruct, info_destruct, value_destruct,
 };
 pub(crate) use kind::{ElemKind, PodValue};
 pub(crate) use size::owned_bytes;

@@ -43,6 +43,6 @@ pub(crate) use infos::{directives_in, infos_in_lossy, infos_out_lossy, infos_out
 pub(crate) use names::{key_from_c, proc_from_c, proc_to_c, procs_from_c, procs_to_c};
 pub(crate) use pdata::{bytes_in, pdata_from_c};
 pub(crate) use value::{
-    apps_from_c, apps_to_c, info_to_c, infos_from_c, infos_to_c, query_from_c, query_to_c,
-    value_from_c, value_to_c, value_to_c_boxed,
+    apps_from_c, apps_to_c, darray_bytes, darray_items_to_c, info_to_c, infos_from_c, infos_to_c,
+    query_from_c, query_to_c, value_from_c, value_to_c, value_to_c_boxed,
 };

@@ -426,24 +426,13 @@ unsafe fn darray_from_c(d: &pmix_data_array_t) -> Result<DataArray> {
 /// `out` is writable (zeroed or not: it is overwritten).
 unsafe fn darray_to_c(a: &DataArray, out: *mut pmix_data_array_t) -> Result<()> {
     let ty = a.elem_type().0;
-    let size = ElemKind::of(ty).ok_or_else(|| not_supported(ty))?.size();
     let n = a.len();
-    let array = calloc_array::<u8>(size.checked_mul(n).ok_or_else(cmem::nomem)?)?;
-    for (i, item) in a.items().iter().enumerate() {
-        // SAFETY: element `i < n` of the array of `n` elements of `size`.
-        let slot = unsafe { array.add(i * size) };
-        let written = if ty == PMIX_VALUE {
-            // SAFETY: element `i < n`: a zeroed `pmix_value_t`.
-            unsafe { value_to_c(item, slot.cast()) }
-        } else {
-            // SAFETY: element `i < n` of the zeroed array.
-            unsafe { elem_to_c(item, slot) }
-        };
-        if let Err(e) = written {
-            // SAFETY: every element is zeroed or written; the array is ours.
-            unsafe { array_free(ty, array, n) };
-            return Err(e);
-        }
+    let array = calloc_array::<u8>(darray_bytes(a)?)?;
+    // SAFETY: `array` is `n` zeroed elements of the array's type.
+    if let Err(e) = unsafe { darray_items_to_c(a, array) } {
+        // SAFETY: every element is zeroed or written; the array is ours.
+        unsafe { array_free(ty, array, n) };
+        return Err(e);
     }
     // SAFETY: writable (caller guarantee).
     unsafe {
@@ -453,6 +442,42 @@ unsafe fn darray_to_c(a: &DataArray, out: *mut pmix_data_array_t) -> Result<()> 
             array: array.cast(),
         }
     };
+    Ok(())
+}
+
+/// The bytes the C elements of `a` take.
+///
+/// # Errors
+/// `PMIX_ERR_NOT_SUPPORTED` for an element type without a C form;
+/// `PMIX_ERR_NOMEM` when the size overflows.
+pub(crate) fn darray_bytes(a: &DataArray) -> Result<usize> {
+    let ty = a.elem_type().0;
+    let size = ElemKind::of(ty).ok_or_else(|| not_supported(ty))?.size();
+    size.checked_mul(a.len()).ok_or_else(cmem::nomem)
+}
+
+/// Writes the elements of `a` into `array` as C elements of its type.
+///
+/// # Safety
+/// `array` holds [`darray_bytes`]`(a)` zeroed, writable bytes. On error
+/// each element is zeroed or written (destructible), none is released.
+///
+/// # Errors
+/// As [`value_to_c`].
+pub(crate) unsafe fn darray_items_to_c(a: &DataArray, array: *mut u8) -> Result<()> {
+    let ty = a.elem_type().0;
+    let size = ElemKind::of(ty).ok_or_else(|| not_supported(ty))?.size();
+    for (i, item) in a.items().iter().enumerate() {
+        // SAFETY: element `i < n` of the array of `n` elements of `size`.
+        let slot = unsafe { array.add(i * size) };
+        if ty == PMIX_VALUE {
+            // SAFETY: element `i < n`: a zeroed `pmix_value_t`.
+            unsafe { value_to_c(item, slot.cast()) }?;
+        } else {
+            // SAFETY: element `i < n` of the zeroed array.
+            unsafe { elem_to_c(item, slot) }?;
+        }
+    }
     Ok(())
 }
 

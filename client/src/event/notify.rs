@@ -88,6 +88,27 @@ fn plan(inner: &Inner, ev: &EventMsg, plan: &mut Plan) {
 /// Largest encoding buffer a thread keeps for the next notify.
 const KEEP_ENCODED: usize = 64 * 1024;
 
+/// Most heap bytes the infos of a thread's kept draft may hold, about.
+const KEEP_INFO_BYTES: usize = 16 * 1024;
+
+/// The heap bytes `v` holds, about; more than [`KEEP_INFO_BYTES`] for a
+/// value that [`Value::assign_from`] would not reuse anyway.
+fn held_bytes(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.capacity(),
+        Value::ByteObject(b)
+        | Value::CompressedString(b)
+        | Value::CompressedByteObject(b)
+        | Value::Regex(b) => b.capacity(),
+        Value::DataArray(a) => {
+            a.len() * std::mem::size_of::<Value>() + a.items().iter().map(held_bytes).sum::<usize>()
+        }
+        Value::Info(i) => std::mem::size_of::<Info>() + held_bytes(&i.value),
+        Value::ProcInfo(_) | Value::App(_) | Value::Query(_) => KEEP_INFO_BYTES + 1,
+        _ => 0,
+    }
+}
+
 thread_local! {
     /// This thread's event under construction, reused by every notify.
     static DRAFT: RefCell<Option<EventMsg>> = const { RefCell::new(None) };
@@ -118,8 +139,18 @@ pub(crate) fn with_draft<R>(
         let r = draft
             .refill_for_notify(status, source, range, info)
             .and_then(|()| f(&mut draft));
-        // drop the infos' references now, keep the memory
-        draft.info.clear();
+        // keep the infos: the next notify assigns over them, reusing a
+        // same-shaped value's memory (a custom range's data array, issue
+        // 18); an event holding much memory is let go now
+        if draft
+            .info
+            .iter()
+            .map(|i| held_bytes(&i.value))
+            .sum::<usize>()
+            > KEEP_INFO_BYTES
+        {
+            draft.info.clear();
+        }
         draft.custom_range.clear();
         draft.source = None;
         *held = Some(draft);

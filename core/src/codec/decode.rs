@@ -5,6 +5,9 @@ use crate::codes::{DataRange, DataType, InfoFlags, JobState, Persistence, ProcSt
 use crate::value::{App, DataArray, Envar, ProcInfo, Query, Timeval};
 use crate::{Error, Info, Key, Nspace, Proc, Rank, Result, Status, Value};
 
+mod in_place;
+pub use in_place::{FreshNames, NameSource};
+
 /// Reads values, infos and procs from a byte slice written by
 /// [`Encoder`](super::Encoder).
 ///

@@ -26,7 +26,7 @@ mod decode;
 mod encode;
 pub mod frame;
 
-pub use decode::Decoder;
+pub use decode::{Decoder, FreshNames, NameSource};
 pub use encode::Encoder;
 
 /// Version of the value encoding. Bumped on any incompatible change; a

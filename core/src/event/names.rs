@@ -3,6 +3,7 @@
 //! name is an `Arc<str>`: a cache hit is a reference count, a miss one
 //! allocation). Bounded: when full, the oldest entry makes room.
 
+use crate::codec::NameSource;
 use crate::{Key, Nspace};
 
 /// Recently decoded namespaces and keys (issue 18: allocation-free
@@ -57,6 +58,16 @@ impl NameCache {
         let k = Key::new(s)?;
         remember(&mut self.keys, &mut self.next_key, self.cap, &k);
         Ok(k)
+    }
+}
+
+impl NameSource for NameCache {
+    fn nspace(&mut self, s: &str) -> crate::Result<Nspace> {
+        NameCache::nspace(self, s)
+    }
+
+    fn key(&mut self, s: &str) -> crate::Result<Key> {
+        NameCache::key(self, s)
     }
 }
 

@@ -11,9 +11,7 @@
 
 use super::{EventView, NameCache, Origin};
 use crate::codec::{Decoder, Encoder};
-use crate::{
-    attrs, DataRange, DataType, Error, Info, InfoFlags, Proc, Rank, Result, Status, Value,
-};
+use crate::{attrs, DataRange, Error, Info, InfoFlags, Proc, Result, Status, Value};
 
 /// The ring record kind of an event (the `kind` of `Ring::try_push`).
 pub const RECORD_EVENT: u16 = 1;
@@ -86,29 +84,6 @@ fn unpack(msg: String) -> Error {
     Error::with_context(Status::ERR_UNPACK_FAILURE, msg)
 }
 
-/// A proc as the codec encodes it, its namespace from `names`.
-fn get_proc(d: &mut Decoder<'_>, names: &mut NameCache) -> Result<Proc> {
-    let ns = d.get_str()?;
-    let nspace = names
-        .nspace(ns)
-        .map_err(|e| unpack(format!("bad nspace: {e}")))?;
-    Ok(Proc {
-        nspace,
-        rank: Rank(d.get_u32()?),
-    })
-}
-
-/// A value; a proc's namespace (a custom range, an affected proc) comes
-/// from `names`.
-fn get_value(d: &mut Decoder<'_>, names: &mut NameCache) -> Result<Value> {
-    let mut peek = d.clone();
-    if DataType(peek.get_u16()?) == DataType::PROC {
-        *d = peek;
-        return Ok(Value::Proc(get_proc(d, names)?));
-    }
-    d.get_value()
-}
-
 impl EventMsg {
     /// A bare event (no source, no info, id 0), for building and tests.
     pub fn new(status: Status, range: DataRange) -> EventMsg {
@@ -144,9 +119,10 @@ impl EventMsg {
     }
 
     /// As [`for_notify`](Self::for_notify), into `self` (every field set
-    /// again; the id is zeroed), reusing its lists' memory: a notifier
-    /// that keeps one event allocates nothing for infos without heap data
-    /// (a custom range still builds its proc list).
+    /// again; the id is zeroed), reusing its lists' memory and that of the
+    /// infos it holds ([`Info::assign_from`]): a notifier that keeps one
+    /// event allocates nothing for infos shaped as the last ones (a custom
+    /// range's data array of procs included).
     ///
     /// # Errors
     /// As [`for_notify`](Self::for_notify); `self` is then unspecified.
@@ -169,10 +145,15 @@ impl EventMsg {
             custom = true;
             match &i.value {
                 Value::Proc(p) => self.custom_range.push(p.clone()),
-                _ => {
-                    let procs = super::registration::procs_of(i)?;
-                    self.custom_range.extend(procs);
+                // the array's procs, as `registration::procs_of` reads
+                // them, without a list in between
+                Value::DataArray(a) => {
+                    for v in a.items() {
+                        self.custom_range.push(v.as_proc()?.clone());
+                    }
                 }
+                // anything else is refused there
+                _ => self.custom_range.extend(super::registration::procs_of(i)?),
             }
         }
         match (range == DataRange::CUSTOM, custom) {
@@ -193,8 +174,9 @@ impl EventMsg {
         self.source = source;
         self.range = range;
         self.origin = Origin::ThisNode;
-        self.info.clear();
-        self.info.extend_from_slice(info);
+        // over the infos `self` still holds: same-shaped values keep their
+        // memory (a custom range's data array, issue 18)
+        crate::value::assign_infos(&mut self.info, info);
         Ok(())
     }
 
@@ -306,26 +288,33 @@ impl EventMsg {
         self.origin = Origin::from_u8(d.get_u8()?)?;
         self.source = match d.get_u8()? {
             0 => None,
-            1 => Some(get_proc(d, names)?),
+            1 => Some(d.get_proc_named(names)?),
             b => return Err(unpack(format!("bad source flag {b}"))),
         };
         self.custom_range.clear();
         let n = d.get_count("proc list", 8)?;
         for _ in 0..n {
-            let p = get_proc(d, names)?;
+            let p = d.get_proc_named(names)?;
             self.custom_range.push(p);
         }
-        self.info.clear();
         // key length (4) + flags (4) + type (2), at least
         let n = d.get_count("info list", 10)?;
-        for _ in 0..n {
-            let key = d.get_str()?;
-            let key = names
-                .key(key)
-                .map_err(|e| unpack(format!("bad key: {e}")))?;
-            let flags = InfoFlags(d.get_u32()?);
-            let value = get_value(d, names)?;
-            self.info.push(Info { key, value, flags });
+        self.info.truncate(n);
+        // each info decoded over the one this event held at its index:
+        // a value of the same shape keeps its memory (issue 18)
+        for i in 0..n {
+            match self.info.get_mut(i) {
+                Some(slot) => d.get_info_into(slot, names)?,
+                None => {
+                    let key = names
+                        .key(d.get_str()?)
+                        .map_err(|e| unpack(format!("bad key: {e}")))?;
+                    let flags = InfoFlags(d.get_u32()?);
+                    let mut value = Value::Undef;
+                    d.get_value_into(&mut value, names)?;
+                    self.info.push(Info { key, value, flags });
+                }
+            }
         }
         Ok(())
     }
@@ -345,7 +334,7 @@ impl EventMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Rank, Value};
+    use crate::{DataArray, Rank, Value};
 
     fn p(ns: &str, r: u32) -> Proc {
         Proc::new(ns, Rank(r)).unwrap()
@@ -377,6 +366,100 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(EventMsg::decode(&longer).is_err());
+    }
+
+    /// Events of several shapes: the custom range as one proc or a data
+    /// array of 1 or 3, scalar, string, byte and nested infos, none.
+    fn shapes() -> Vec<EventMsg> {
+        let procs =
+            |n: u32| Value::from(DataArray::from_procs((0..n).map(|r| p("job", r)).collect()));
+        let custom = |v: Value| Info::new(attrs::EVENT_CUSTOM_RANGE, v).unwrap();
+        let infos: Vec<Vec<Info>> = vec![
+            vec![custom(procs(1)), Info::new("user.x", 42u64).unwrap()],
+            vec![custom(procs(3))],
+            vec![custom(Value::Proc(p("other", 2)))],
+            vec![
+                custom(procs(1)),
+                Info::new("user.s", "text").unwrap(),
+                Info::new("user.b", Value::ByteObject(vec![1, 2])).unwrap(),
+                Info::new(
+                    "user.i",
+                    DataArray::from_infos(vec![Info::new("k", procs(2)).unwrap()]),
+                )
+                .unwrap(),
+            ],
+        ];
+        let mut all: Vec<EventMsg> = infos
+            .iter()
+            .map(|i| {
+                EventMsg::for_notify(Status(-3001), Some(p("job", 0)), DataRange::CUSTOM, i)
+                    .unwrap()
+            })
+            .collect();
+        all.push(EventMsg::new(Status(-3002), DataRange::LOCAL));
+        let mut scalar = EventMsg::new(Status(-3003), DataRange::NAMESPACE);
+        scalar.info = vec![
+            Info::new("user.x", 7u64).unwrap(),
+            Info::flag("user.f").unwrap(),
+        ];
+        all.push(scalar);
+        all
+    }
+
+    /// The room of the first info's data array.
+    fn room(ev: &EventMsg) -> usize {
+        ev.info[0].value.as_data_array().unwrap().capacity()
+    }
+
+    #[test]
+    fn decoding_in_place_over_any_earlier_event_equals_a_fresh_decode() {
+        let mut names = NameCache::new();
+        for before in shapes() {
+            for ev in shapes() {
+                let bytes = ev.encode();
+                let mut slot = EventMsg::decode(&before.encode()).unwrap();
+                slot.decode_in_place(&bytes, &mut names).unwrap();
+                assert_eq!(slot, EventMsg::decode(&bytes).unwrap());
+                assert_eq!(slot, ev);
+            }
+        }
+        // a custom range of 1 decoded over one of 3 keeps the room of 3:
+        // the data array was decoded into the memory already there
+        let (three, one) = (shapes()[1].encode(), shapes()[0].encode());
+        let mut slot = EventMsg::decode(&three).unwrap();
+        slot.decode_in_place(&one, &mut names).unwrap();
+        assert_eq!(slot, EventMsg::decode(&one).unwrap());
+        assert_eq!(
+            (room(&slot), room(&EventMsg::decode(&one).unwrap())),
+            (3, 1)
+        );
+        // a bad record over a shaped event fails as a fresh decode fails
+        let bytes = shapes()[0].encode();
+        for cut in 0..bytes.len() {
+            let mut slot = shapes()[3].clone();
+            assert!(slot.decode_in_place(&bytes[..cut], &mut names).is_err());
+        }
+    }
+
+    #[test]
+    fn refilling_a_draft_over_any_earlier_event_equals_a_fresh_one() {
+        for before in shapes() {
+            for ev in shapes() {
+                let mut draft = before.clone();
+                draft
+                    .refill_for_notify(ev.status, ev.source.clone(), ev.range, &ev.info)
+                    .unwrap();
+                assert_eq!(draft, ev);
+            }
+        }
+        // a custom range of 1 over one of 3 keeps the room of 3
+        let (three, one) = (&shapes()[1], &shapes()[0]);
+        let mut draft = three.clone();
+        draft
+            .refill_for_notify(one.status, one.source.clone(), one.range, &one.info)
+            .unwrap();
+        assert_eq!(draft, *one);
+        assert_eq!((room(&draft), room(one)), (3, 1));
     }
 
     #[test]
