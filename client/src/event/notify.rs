@@ -10,7 +10,7 @@ use std::time::Instant;
 use pmix_core::codec::Encoder;
 use pmix_core::event::{EventMsg, Origin, RECORD_EVENT};
 use pmix_core::proto::{peer_state, Request};
-use pmix_core::{DataRange, Error, Info, Nspace, Proc, Rank, Result, Status};
+use pmix_core::{DataRange, Error, Info, Nspace, Proc, Rank, Result, Status, Value};
 use pmix_shm::ring::{PushTimeoutError, Ring, TryPushError, WakeBatch};
 
 use super::{Command, Events, OutcomeFn, PUSH_TIMEOUT};
