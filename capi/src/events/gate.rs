@@ -7,8 +7,13 @@
 //! registration callback (as the standard requires). Deregistration closes
 //! the gate for good, so a handler deregistered from its own registration
 //! callback never runs and never blocks the progress thread.
+//!
+//! Every event passes the gate: once it is open (or closed) that costs one
+//! atomic load, no lock (issue 18); only a handler that must wait for its
+//! registration callback takes the lock and sleeps on the condition.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use crate::worker::lock;
@@ -16,49 +21,70 @@ use crate::worker::lock;
 /// One C registration's gate.
 #[derive(Debug, Default)]
 pub(super) struct Reg {
-    state: Mutex<RegState>,
+    /// [`READY`] and [`RETIRED`]; only set, only under `lock`, so a
+    /// waiter that checked them under the lock cannot miss the change.
+    flags: AtomicU8,
+    lock: Mutex<()>,
     changed: Condvar,
 }
 
-#[derive(Debug, Default)]
-struct RegState {
-    /// The registration callback returned (or there was none).
-    ready: bool,
-    /// Deregistered: the handler must not run any more.
-    retired: bool,
-}
+/// The registration callback returned (or there was none).
+const READY: u8 = 1;
+/// Deregistered: the handler must not run any more.
+const RETIRED: u8 = 2;
 
 impl Reg {
     pub(super) fn new(ready: bool) -> Arc<Reg> {
-        let r = Arc::new(Reg::default());
-        lock(&r.state).ready = ready;
-        r
+        Arc::new(Reg {
+            flags: AtomicU8::new(if ready { READY } else { 0 }),
+            ..Reg::default()
+        })
     }
 
     pub(super) fn open(&self) {
-        lock(&self.state).ready = true;
-        self.changed.notify_all();
+        self.set(READY);
     }
 
     pub(super) fn retire(&self) {
-        lock(&self.state).retired = true;
+        self.set(RETIRED);
+    }
+
+    fn set(&self, flag: u8) {
+        let _g = lock(&self.lock);
+        // ORDERING: Release — publishes what happened before (the
+        // registration callback returned) to the handler's Acquire load
+        // in `wait_ready`; under the lock, so a waiter that checked the
+        // flags under it is woken below.
+        self.flags.fetch_or(flag, Ordering::Release);
         self.changed.notify_all();
+    }
+
+    /// Which of [`READY`] and [`RETIRED`] is decided, if one is (retiring
+    /// wins).
+    fn decided(&self) -> Option<bool> {
+        // ORDERING: Acquire — pairs with the Release in `set`: a handler
+        // that runs sees the registration callback's effects.
+        let f = self.flags.load(Ordering::Acquire);
+        if f & RETIRED != 0 {
+            Some(false)
+        } else if f & READY != 0 {
+            Some(true)
+        } else {
+            None
+        }
     }
 
     /// Waits until the handler may run; `false` once it is retired.
     pub(super) fn wait_ready(&self) -> bool {
-        let mut st = lock(&self.state);
+        if let Some(d) = self.decided() {
+            return d;
+        }
+        let mut g = lock(&self.lock);
         loop {
-            if st.retired {
-                return false;
+            if let Some(d) = self.decided() {
+                return d;
             }
-            if st.ready {
-                return true;
-            }
-            st = self
-                .changed
-                .wait(st)
-                .unwrap_or_else(PoisonError::into_inner);
+            g = self.changed.wait(g).unwrap_or_else(PoisonError::into_inner);
         }
     }
 }
