@@ -278,3 +278,37 @@ fn with_notifier<R>(f: impl FnOnce(&Client) -> Result<R>) -> Result<R> {
 fn not_init() -> Error {
     Error::with_context(Status::ERR_INIT, "PMIx_Init has not been called")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Issue 18: a notification of a thread that already notified takes
+    /// no lock of the client's slot (two producer threads would contend
+    /// on it); without a client it answers `PMIX_ERR_INIT`.
+    #[test]
+    fn a_notifier_does_not_take_the_client_slot_lock() {
+        let (warm_tx, warm_rx) = mpsc::channel();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel();
+        let notify = || server_else_client(|_| Ok(()), |_| Ok(())).map_err(|e| e.status());
+        std::thread::spawn(move || {
+            warm_tx.send(notify()).unwrap();
+            go_rx.recv().unwrap();
+            done_tx.send(notify()).unwrap();
+        });
+        let first = warm_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(first, Err(Status::ERR_INIT));
+        let held = CLIENT.write().unwrap_or_else(PoisonError::into_inner);
+        go_tx.send(()).unwrap();
+        let got = done_rx.recv_timeout(Duration::from_secs(10));
+        drop(held);
+        assert_eq!(
+            got,
+            Ok(Err(Status::ERR_INIT)),
+            "the notifier waited for the slot's lock"
+        );
+    }
+}

@@ -121,4 +121,23 @@ mod tests {
         r.open();
         assert!(!t.join().unwrap());
     }
+
+    /// Issue 18: an event passes a decided gate without its lock (which
+    /// the progress thread would otherwise take twice per event).
+    #[test]
+    fn a_decided_gate_is_passed_without_its_lock() {
+        use std::sync::mpsc;
+        for (r, want) in [(Reg::new(true), true), (Reg::new(true), false)] {
+            if !want {
+                r.retire();
+            }
+            let held = lock(&r.lock);
+            let (tx, rx) = mpsc::channel();
+            let r2 = Arc::clone(&r);
+            std::thread::spawn(move || tx.send(r2.wait_ready()));
+            let got = rx.recv_timeout(Duration::from_secs(10));
+            drop(held);
+            assert_eq!(got, Ok(want), "the handler waited for the gate's lock");
+        }
+    }
 }

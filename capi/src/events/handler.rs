@@ -18,7 +18,7 @@ use std::ptr;
 use std::sync::{Arc, Mutex};
 
 use pmix_client::{Event, EventCompletion};
-use pmix_core::Status;
+use pmix_core::{Proc, Status};
 
 use super::gate::Reg;
 use super::info_buf::InfoBuf;
@@ -131,15 +131,18 @@ fn recycle(mut ctx: Box<EvCtx>) {
 /// does).
 fn set_source(slot: &mut Option<pmix_proc_t>, ev: &Event<'_>) {
     match ev.source {
-        Some(p) => {
-            let same = slot.as_ref().is_some_and(|c| {
-                c.rank == p.rank.0 && cmem::fixed_bytes(&c.nspace) == p.nspace.as_str().as_bytes()
-            });
-            if !same {
-                *slot = Some(proc_to_c(p));
-            }
-        }
+        Some(p) => keep_source(slot, p),
         None => *slot = host_source(),
+    }
+}
+
+/// Sets `slot` to the C copy of `p` unless it holds it already.
+fn keep_source(slot: &mut Option<pmix_proc_t>, p: &Proc) {
+    let same = slot.as_ref().is_some_and(|c| {
+        c.rank == p.rank.0 && cmem::fixed_bytes(&c.nspace) == p.nspace.as_str().as_bytes()
+    });
+    if !same {
+        *slot = Some(proc_to_c(p));
     }
 }
 
@@ -241,5 +244,61 @@ unsafe extern "C" fn event_done(
         let data = CPtr::new(thiscbdata);
         // SAFETY: the handler's release callback with its own data.
         defer(move || unsafe { cb(PMIX_SUCCESS, data.get()) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_core::{Nspace, Proc, Rank};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Issue 18: a context recycled on a thread (the progress thread, for a
+    /// handler that completes inline) is taken again there without the
+    /// shared pool's lock.
+    #[test]
+    fn a_thread_reuses_its_contexts_without_the_shared_pool() {
+        let (warm_tx, warm_rx) = mpsc::channel();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            recycle(take_ctx());
+            warm_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            for _ in 0..100 {
+                recycle(take_ctx());
+            }
+            done_tx.send(()).unwrap();
+        });
+        warm_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        let held = lock(&SHARED_POOL);
+        go_tx.send(()).unwrap();
+        let got = done_rx.recv_timeout(Duration::from_secs(10));
+        drop(held);
+        assert_eq!(got, Ok(()), "taking a context waited for the shared pool");
+    }
+
+    fn proc_of(ns: &str, rank: u32) -> Proc {
+        Proc::from_parts(Nspace::new(ns).unwrap(), Rank(rank))
+    }
+
+    /// The C source a context keeps is the event's: read again when the
+    /// rank or the namespace differs (one a prefix of the other included).
+    #[test]
+    fn a_kept_source_is_replaced_when_the_source_differs() {
+        let mut slot = None;
+        for p in [
+            proc_of("job-a", 0),
+            proc_of("job-a", 0),
+            proc_of("job-a", 1),
+            proc_of("job-ab", 1),
+            proc_of("job-a", 1),
+        ] {
+            keep_source(&mut slot, &p);
+            let c = slot.as_ref().unwrap();
+            assert_eq!(c.rank, p.rank.0);
+            assert_eq!(cmem::fixed_bytes(&c.nspace), p.nspace.as_str().as_bytes());
+        }
     }
 }
