@@ -24,12 +24,12 @@
 
 use std::cell::RefCell;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockWriteGuard};
 
 use pmix_client::{Client, ProcessEvents};
 use pmix_core::{Error, Result, Status};
 use pmix_server::Server;
+use pmix_shm::sync::{AtomicBool, AtomicU64, Ordering};
 
 /// The client the C API uses while initialised (a clone of the
 /// process-wide [`Client::init`] one), and how many times it was set or

@@ -13,8 +13,9 @@
 //! registration callback takes the lock and sleeps on the condition.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
+
+use pmix_shm::sync::{AtomicU32, Ordering};
 
 use crate::worker::lock;
 
@@ -23,20 +24,20 @@ use crate::worker::lock;
 pub(super) struct Reg {
     /// [`READY`] and [`RETIRED`]; only set, only under `lock`, so a
     /// waiter that checked them under the lock cannot miss the change.
-    flags: AtomicU8,
+    flags: AtomicU32,
     lock: Mutex<()>,
     changed: Condvar,
 }
 
 /// The registration callback returned (or there was none).
-const READY: u8 = 1;
+const READY: u32 = 1;
 /// Deregistered: the handler must not run any more.
-const RETIRED: u8 = 2;
+const RETIRED: u32 = 2;
 
 impl Reg {
     pub(super) fn new(ready: bool) -> Arc<Reg> {
         Arc::new(Reg {
-            flags: AtomicU8::new(if ready { READY } else { 0 }),
+            flags: AtomicU32::new(if ready { READY } else { 0 }),
             ..Reg::default()
         })
     }
@@ -49,7 +50,7 @@ impl Reg {
         self.set(RETIRED);
     }
 
-    fn set(&self, flag: u8) {
+    fn set(&self, flag: u32) {
         let _g = lock(&self.lock);
         // ORDERING: Release — publishes what happened before (the
         // registration callback returned) to the handler's Acquire load
