@@ -20,7 +20,8 @@
 //! a client ([`server_else_client`]); it runs on every event a process
 //! raises, so it takes no lock and no reference in a plain client (issue
 //! 18): a thread keeps the client it last used with the [`EPOCH`] it
-//! belongs to, and two atomic flags say whether that is still the one.
+//! belongs to; an atomic epoch and an atomic "server up" flag say whether
+//! that is still the one.
 
 use std::cell::RefCell;
 use std::ops::{Deref, DerefMut};
