@@ -116,10 +116,11 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
     (void) ninfo;
     (void) results;
     (void) nresults;
-    int mine = NULL != source && source->rank == me.rank
-               && 0 == strncmp(source->nspace, me.nspace, PMIX_MAX_NSLEN);
-    /* LOCAL range echoes a ping-pong event to its sender: not counted */
-    if (!mine || EV_LOCAL == status || EV_BURST == status) {
+    /* LOCAL range echoes a ping-pong event to its sender: not counted.
+     * The source is compared only for the ping-pong codes, as the native
+     * side's handlers do (its PROC_LOCAL handler counts every event). */
+    if (EV_LOCAL == status || EV_BURST == status || NULL == source || source->rank != me.rank
+        || 0 != strncmp(source->nspace, me.nspace, PMIX_MAX_NSLEN)) {
         atomic_store_explicit(&last_arrival_ns, now_ns(), memory_order_relaxed);
         if (EV_STOP == status)
             atomic_store(&stopped, 1);

@@ -17,13 +17,20 @@
 //! [`client_else_server_events`]): `PMIx_Get`, `PMIx_Get_nb`,
 //! `PMIx_Store_internal`, event registration. `PMIx_Notify_event` is the
 //! exception: a server process notifies as the server even when it is also
-//! a client ([`server_else_client`]).
+//! a client ([`server_else_client`]); it runs on every event a process
+//! raises, so it takes no lock and no reference in a plain client (issue
+//! 18): a thread keeps the client it last used with the [`EPOCH`] it
+//! belongs to; an atomic epoch and an atomic "server up" flag say whether
+//! that is still the one.
 
+use std::cell::RefCell;
+use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, PoisonError, RwLock, RwLockWriteGuard};
 
 use pmix_client::{Client, ProcessEvents};
 use pmix_core::{Error, Result, Status};
 use pmix_server::Server;
+use pmix_shm::sync::{AtomicBool, AtomicU64, Ordering};
 
 /// The client the C API uses while initialised (a clone of the
 /// process-wide [`Client::init`] one), and how many times it was set or
@@ -39,9 +46,21 @@ struct ClientSlot {
     epoch: u64,
 }
 
+/// The slot's epoch, readable without its lock (written under it).
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The client this thread's last notification used and the epoch it
+    /// was read under (`None` inside: no client then).
+    static NOTIFIER: RefCell<Option<(u64, Option<Client>)>> = const { RefCell::new(None) };
+}
+
 /// The initialised server (shared so calls never hold the slot's lock
 /// while they run).
 static SERVER: RwLock<Option<Arc<Server>>> = RwLock::new(None);
+
+/// Whether [`SERVER`] holds a server (written under its lock).
+static SERVER_UP: AtomicBool = AtomicBool::new(false);
 
 /// The server process's own event handlers, while the server runs.
 static SERVER_EVENTS: RwLock<Option<ProcessEvents>> = RwLock::new(None);
@@ -63,7 +82,7 @@ pub(crate) fn client() -> Result<Client> {
         .unwrap_or_else(PoisonError::into_inner)
         .client
         .clone()
-        .ok_or_else(|| Error::with_context(Status::ERR_INIT, "PMIx_Init has not been called"))
+        .ok_or_else(not_init)
 }
 
 /// `f` on the client, without taking a reference of it (the slot's read
@@ -98,6 +117,10 @@ pub(crate) fn set_client(c: Client) {
     if slot.client.is_none() {
         slot.client = Some(c);
         slot.epoch += 1;
+        // ORDERING: Release — written under the slot's lock; pairs with
+        // the Acquire in `with_notifier` (a thread that saw this epoch
+        // reads the slot again, under its lock).
+        EPOCH.store(slot.epoch, Ordering::Release);
     }
 }
 
@@ -106,6 +129,8 @@ pub(crate) fn clear_client() {
     let mut slot = CLIENT.write().unwrap_or_else(PoisonError::into_inner);
     slot.client = None;
     slot.epoch += 1;
+    // ORDERING: Release — as in `set_client`.
+    EPOCH.store(slot.epoch, Ordering::Release);
 }
 
 /// The server, or `PMIX_ERR_INIT`.
@@ -123,8 +148,34 @@ pub(crate) fn server() -> Result<Arc<Server>> {
 /// The server's slot, held by `PMIx_server_init` while it starts the
 /// server (a second init finds it taken) and by `PMIx_server_finalize`
 /// to take it.
-pub(crate) fn server_slot() -> RwLockWriteGuard<'static, Option<Arc<Server>>> {
-    SERVER.write().unwrap_or_else(PoisonError::into_inner)
+pub(crate) fn server_slot() -> ServerSlot {
+    ServerSlot(SERVER.write().unwrap_or_else(PoisonError::into_inner))
+}
+
+/// The server's slot, written: on release, [`SERVER_UP`] says whether it
+/// holds a server.
+pub(crate) struct ServerSlot(RwLockWriteGuard<'static, Option<Arc<Server>>>);
+
+impl Deref for ServerSlot {
+    type Target = Option<Arc<Server>>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl DerefMut for ServerSlot {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Drop for ServerSlot {
+    fn drop(&mut self) {
+        // ORDERING: Release — written under the slot's lock, before it is
+        // released; a notifier that reads `true` (Acquire) then takes the
+        // slot's read lock, which orders the rest.
+        SERVER_UP.store(self.0.is_some(), Ordering::Release);
+    }
 }
 
 /// The server process's handler chain, while the server runs.
@@ -165,17 +216,100 @@ pub(crate) fn client_else_server_events() -> Result<Endpoint<ProcessEvents>> {
     }
 }
 
-/// The rule for `PMIx_Notify_event`: the server when this process is one,
-/// else the client, else the client's `PMIX_ERR_INIT`.
-pub(crate) fn server_else_client() -> Result<Endpoint<Arc<Server>>> {
-    // Not `server()`: its error (a message) would cost an allocation on
-    // every notification of a plain client.
-    let server = SERVER
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone();
-    match server {
-        Some(s) => Ok(Endpoint::Server(s)),
-        None => client().map(Endpoint::Client),
+/// The rule for `PMIx_Notify_event`: `on_server` with the server when
+/// this process is one, else `on_client` with the client, else the
+/// client's `PMIX_ERR_INIT`.
+///
+/// A plain client's call takes no lock and no reference of the client
+/// (issue 18: two producer threads would contend on them): the thread's
+/// kept client is used while the slot's epoch is the one it was read
+/// under. The same race as a clone taken under the lock remains: a
+/// `PMIx_Finalize` running meanwhile finalizes the client being used, whose
+/// call then fails with the client's error.
+pub(crate) fn server_else_client<R>(
+    on_server: impl FnOnce(&Server) -> Result<R>,
+    on_client: impl FnOnce(&Client) -> Result<R>,
+) -> Result<R> {
+    // ORDERING: Acquire — pairs with the Release in `ServerSlot::drop`; the
+    // slot itself is then read under its lock.
+    if SERVER_UP.load(Ordering::Acquire) {
+        // Not `server()`: its error (a message) would cost an allocation.
+        let server = SERVER
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(s) = server {
+            return on_server(&s);
+        }
+    }
+    with_notifier(on_client)
+}
+
+/// `f` on this thread's kept client, read again from the slot when the
+/// epoch moved (or `f` on a clone taken under the lock where the thread
+/// cannot keep one: reentered, or being torn down).
+fn with_notifier<R>(f: impl FnOnce(&Client) -> Result<R>) -> Result<R> {
+    let mut f = Some(f);
+    let kept = NOTIFIER.try_with(|cell| {
+        let mut held = cell.try_borrow_mut().ok()?;
+        // ORDERING: Acquire — pairs with the Release stores in
+        // `set_client`/`clear_client`: a thread that synchronised with an
+        // init or finalize sees its epoch, and reads the slot again.
+        let epoch = EPOCH.load(Ordering::Acquire);
+        if held.as_ref().map(|(e, _)| *e) != Some(epoch) {
+            // the old client's reference goes first
+            *held = None;
+            let slot = CLIENT.read().unwrap_or_else(PoisonError::into_inner);
+            *held = Some((slot.epoch, slot.client.clone()));
+        }
+        let f = f.take()?;
+        Some(match held.as_ref().and_then(|(_, c)| c.as_ref()) {
+            Some(c) => f(c),
+            None => Err(not_init()),
+        })
+    });
+    match (kept, f) {
+        (Ok(Some(r)), _) => r,
+        (_, Some(f)) => f(&client()?),
+        // not reached: `f` is only taken on the way to `Some`
+        (_, None) => Err(not_init()),
+    }
+}
+
+fn not_init() -> Error {
+    Error::with_context(Status::ERR_INIT, "PMIx_Init has not been called")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Issue 18: a notification of a thread that already notified takes
+    /// no lock of the client's slot (two producer threads would contend
+    /// on it); without a client it answers `PMIX_ERR_INIT`.
+    #[test]
+    fn a_notifier_does_not_take_the_client_slot_lock() {
+        let (warm_tx, warm_rx) = mpsc::channel();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel();
+        let notify = || server_else_client(|_| Ok(()), |_| Ok(())).map_err(|e| e.status());
+        std::thread::spawn(move || {
+            warm_tx.send(notify()).unwrap();
+            go_rx.recv().unwrap();
+            done_tx.send(notify()).unwrap();
+        });
+        let first = warm_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(first, Err(Status::ERR_INIT));
+        let held = CLIENT.write().unwrap_or_else(PoisonError::into_inner);
+        go_tx.send(()).unwrap();
+        let got = done_rx.recv_timeout(Duration::from_secs(10));
+        drop(held);
+        assert_eq!(
+            got,
+            Ok(Err(Status::ERR_INIT)),
+            "the notifier waited for the slot's lock"
+        );
     }
 }

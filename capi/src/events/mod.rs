@@ -277,22 +277,19 @@ pub unsafe extern "C" fn PMIx_Notify_event(
     cbfunc: pmix_op_cbfunc_t,
     cbdata: *mut c_void,
 ) -> pmix_status_t {
-    let r = match role::server_else_client() {
+    let r = role::server_else_client(
         // SAFETY: NULL or valid source and `ninfo` valid infos (caller
         // guarantee).
-        Ok(Endpoint::Server(server)) => unsafe {
-            notify_as_server(&server, status_, source, range, info, ninfo)
-        },
-        Ok(Endpoint::Client(c)) => {
+        |server| unsafe { notify_as_server(server, status_, source, range, info, ninfo) },
+        |c| {
             // SAFETY: NULL or `ninfo` valid infos (caller guarantee).
             unsafe {
                 notify_args::with_directives(info, ninfo, |infos| {
                     c.notify_event(Status(status_), DataRange(range), infos)
                 })
             }
-        }
-        Err(e) => Err(e),
-    };
+        },
+    );
     reply_op(status("PMIx_Notify_event", &r), cbfunc, cbdata)
 }
 

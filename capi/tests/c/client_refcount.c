@@ -3,7 +3,9 @@
  * second PMIx_Init with the programming model, then PMIx_Finalize once),
  * the MODEL_DECLARED event that second init raises (seen by the specific
  * handler, not by a default one), cleanup registered with
- * PMIx_Job_control_nb and carried out by the last PMIx_Finalize,
+ * PMIx_Job_control_nb and carried out by the last PMIx_Finalize, a
+ * PROC_LOCAL notification refused with PMIX_ERR_INIT after it (the thread
+ * notified before, while initialised),
  * PMIx_Log_nb, and the NOT_SUPPORTED answers (with their callbacks) of the
  * calls pmix-rs does not implement yet.
  *
@@ -197,17 +199,29 @@ int main(int argc, char **argv)
     CHECK_RC(PMIx_tool_init(&again, NULL, 0), PMIX_ERR_NOT_SUPPORTED);
     CHECK_RC(PMIx_tool_finalize(), PMIX_ERR_NOT_SUPPORTED);
 
+    /* a PROC_LOCAL event (to the default handler): this thread keeps the
+     * client for its next notifications (issue 18)... */
+    CHECK_RC(PMIx_Notify_event(PMIX_EXTERNAL_ERR_BASE - 9, NULL, PMIX_RANGE_PROC_LOCAL, NULL, 0,
+                               NULL, NULL),
+             PMIX_SUCCESS);
+    wait_for(&default_calls, 1, "the PROC_LOCAL event at the default handler");
+
     /* the last finalize disconnects and cleans up */
     CHECK(exists(dir1) && exists(file));
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS);
     CHECK(0 == PMIx_Initialized());
+    /* ...and no longer once it is finalized */
+    CHECK_RC(PMIx_Notify_event(PMIX_EXTERNAL_ERR_BASE - 9, NULL, PMIX_RANGE_PROC_LOCAL, NULL, 0,
+                               NULL, NULL),
+             PMIX_ERR_INIT);
     CHECK(!exists(dir1));
     CHECK(!exists(file));
     snprintf(path, sizeof(path), "%s/keep", dir2);
     CHECK(exists(dir2) && exists(path));
     snprintf(path, sizeof(path), "%s/drop", dir2);
     CHECK(!exists(path));
-    CHECK(0 == atomic_load(&default_calls));
+    /* the one event raised above; MODEL_DECLARED went to its own handler */
+    CHECK(1 == atomic_load(&default_calls));
     CHECK_RC(PMIx_Finalize(NULL, 0), PMIX_ERR_INIT);
     return finish("client_refcount");
 }
