@@ -40,6 +40,11 @@ if cargo +nightly fuzz --version >/dev/null 2>&1; then
     TMPDIR="$fuzz_tmp" cargo +nightly fuzz run request_dispatch -- \
         -max_total_time="${FUZZ_DISPATCH_SECS:-30}" -rss_limit_mb=4096
     rm -rf -- "$fuzz_tmp"
+    # The event-record decoder, fresh and in place into a reused event
+    # (what every client's progress thread does with its ring's records).
+    step "fuzz event_decode (libFuzzer, ${FUZZ_EVENT_SECS:-15} s)"
+    cargo +nightly fuzz run event_decode -- \
+        -max_total_time="${FUZZ_EVENT_SECS:-15}" -rss_limit_mb=4096
 else
     step "fuzz request_dispatch skipped: no cargo +nightly fuzz (the stable harness ran in cargo test)"
 fi
