@@ -7,9 +7,9 @@
 //! Store readers and ring handles are opened on first use and kept, one
 //! per slot, for the life of the client.
 
-use pmix_core::proto::{keys, peer_state};
 use std::sync::Arc;
 
+use pmix_core::proto::{keys, peer_state};
 use pmix_core::{attrs, codec, Error, Nspace, Proc, Rank, Result, Status, Value};
 use pmix_shm::layout::RegionKind;
 use pmix_shm::ring::Ring;
@@ -40,12 +40,15 @@ pub(crate) fn job_u32(inner: &Inner, ns: &str, key: &str) -> Option<u32> {
 
 /// The client slot of a local proc (`None`: not local, or not registered).
 pub(crate) fn slot_of(inner: &Inner, proc: &Proc) -> Option<u32> {
-    slot_cache::slot(inner, proc, || {
-        match job_value(inner, proc.nspace.as_str(), proc.rank.0, keys::SLOT)? {
-            Value::Uint32(s) => Some(s),
-            _ => None,
-        }
-    })
+    slot_cache::slot(inner, proc, || slot_in_store(inner, proc))
+}
+
+/// [`slot_of`] read from the job store (no per-thread answer kept).
+fn slot_in_store(inner: &Inner, proc: &Proc) -> Option<u32> {
+    match job_value(inner, proc.nspace.as_str(), proc.rank.0, keys::SLOT)? {
+        Value::Uint32(s) => Some(s),
+        _ => None,
+    }
 }
 
 /// The local ranks of `ns` and their slots (`None`: the job store has no
@@ -64,7 +67,9 @@ pub(crate) fn local_ranks(inner: &Inner, ns: &Nspace) -> Option<Arc<LocalRanks>>
             .filter(|s| !s.is_empty())
             .map(|r| {
                 let rank = r.trim().parse::<u32>().ok()?;
-                slot_of(inner, &Proc::from_parts(ns.clone(), Rank(rank)))
+                // not through the per-proc answers: a large namespace
+                // would push out the procs notified one by one
+                slot_in_store(inner, &Proc::from_parts(ns.clone(), Rank(rank)))
             })
             .collect();
         Some(Arc::new(LocalRanks {

@@ -42,6 +42,20 @@ fn line(o: &Output, what: &str) -> Option<Vec<String>> {
     })
 }
 
+/// Milliseconds from `died` to the time stamp `stamp` printed in `o`,
+/// asserted under 2 s (`what` names the step in the failure message).
+fn ms_after_death(o: &Output, stamp: &str, died: u128, what: &str) -> u128 {
+    let ms = stamp.parse::<u128>().unwrap().saturating_sub(died);
+    assert!(ms < 2000, "{what} {ms} ms after the death: {}", text(o));
+    ms
+}
+
+/// `o` exited 0 and reported no failure.
+fn passed(o: &Output) {
+    assert!(o.status.success(), "{}", text(o));
+    assert!(!text(o).contains("FAIL"), "{}", text(o));
+}
+
 fn died_at(o: &Output) -> u128 {
     line(o, "dying").unwrap_or_else(|| panic!("{}", text(o)))[0]
         .parse()
@@ -55,8 +69,7 @@ fn a_participant_claims_the_lead_after_the_leader_died_and_the_construct_complet
     let died = died_at(&outs[0]);
     let mut leaders = Vec::new();
     for o in &outs[1..] {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
         let c = line(o, "constructed").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(
             c[0],
@@ -65,13 +78,8 @@ fn a_participant_claims_the_lead_after_the_leader_died_and_the_construct_complet
             text(o)
         );
         assert_eq!(c[1], "1,2,3", "the dead leader is dropped: {}", text(o));
-        let after = c[2].parse::<u128>().unwrap().saturating_sub(died);
+        let after = ms_after_death(o, &c[2], died, "completed");
         eprintln!("construct completed {after} ms after the leader's SIGKILL (rank 3 arrives ~500 ms after it)");
-        assert!(
-            after < 2000,
-            "completed {after} ms after the death: {}",
-            text(o)
-        );
         let sel: Vec<Vec<String>> = text(o)
             .lines()
             .filter_map(|l| l.strip_prefix("selected "))
@@ -83,13 +91,8 @@ fn a_participant_claims_the_lead_after_the_leader_died_and_the_construct_complet
             "exactly one PMIX_GROUP_LEADER_SELECTED: {}",
             text(o)
         );
-        let heard = sel[0][1].parse::<u128>().unwrap().saturating_sub(died);
+        let heard = ms_after_death(o, &sel[0][1], died, "selected");
         eprintln!("PMIX_GROUP_LEADER_SELECTED {heard} ms after the leader's SIGKILL");
-        assert!(
-            heard < 2000,
-            "selected {heard} ms after the death: {}",
-            text(o)
-        );
         leaders.push(sel[0][0].clone());
         assert!(text(o).contains("ok destructed"), "{}", text(o));
     }
@@ -108,12 +111,10 @@ fn a_participant_that_has_not_called_hears_the_leader_died_claims_and_the_constr
     let (server, outs) = run(&tmp, "glate", "lateclaim");
     let died = died_at(&outs[0]);
     let heard = line(&outs[3], "heard").unwrap_or_else(|| panic!("{}", text(&outs[3])));
-    let after = heard[2].parse::<u128>().unwrap().saturating_sub(died);
+    let after = ms_after_death(&outs[3], &heard[2], died, "heard");
     eprintln!("PMIX_GROUP_LEADER_FAILED at a participant that had not called, {after} ms after the SIGKILL");
-    assert!(after < 2000, "heard {after} ms after the death");
     for o in &outs[1..] {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
         let c = line(o, "constructed").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(
             c[0],
@@ -146,8 +147,7 @@ fn nobody_claims_the_lead_every_participant_hears_leader_selected_with_an_error_
     );
     let lost = Status::ERR_LOST_CONNECTION.0.to_string();
     for o in &outs[1..] {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
         let t = text(o);
         let errs: Vec<&str> = t.lines().filter(|l| l.starts_with("selecterr ")).collect();
         assert_eq!(
@@ -158,21 +158,11 @@ fn nobody_claims_the_lead_every_participant_hears_leader_selected_with_an_error_
         );
         let e = line(o, "selecterr").unwrap();
         assert_eq!(e[0], lost, "{}", text(o));
-        let heard = e[1].parse::<u128>().unwrap().saturating_sub(died);
+        let heard = ms_after_death(o, &e[1], died, "heard");
         eprintln!("PMIX_GROUP_LEADER_SELECTED (no leader) {heard} ms after the SIGKILL");
-        assert!(
-            heard < 2000,
-            "heard {heard} ms after the death: {}",
-            text(o)
-        );
         let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(f[0], lost, "{}", text(o));
-        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
-        assert!(
-            after < 2000,
-            "failed {after} ms after the death: {}",
-            text(o)
-        );
+        ms_after_death(o, &f[1], died, "failed");
         assert!(!text(o).contains("selected Some"), "{}", text(o));
     }
     assert!(server.groups().is_empty());
@@ -193,8 +183,7 @@ fn a_handler_aborting_after_the_leader_died_fails_every_waiting_construct() {
         text(o)
     );
     for o in &outs[1..3] {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
         let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(
             f[0],
@@ -202,13 +191,8 @@ fn a_handler_aborting_after_the_leader_died_fails_every_waiting_construct() {
             "{}",
             text(o)
         );
-        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        let after = ms_after_death(o, &f[1], died, "aborted");
         eprintln!("construct aborted {after} ms after the leader's SIGKILL");
-        assert!(
-            after < 2000,
-            "aborted {after} ms after the death: {}",
-            text(o)
-        );
         assert!(!text(o).contains("selected Some"), "{}", text(o));
     }
     // every participant hears the abort, the late one too
@@ -224,8 +208,7 @@ fn the_leader_goes_on_without_a_member_that_died_before_construct() {
     let (server, outs) = run(&tmp, "gon", "goon");
     let died = died_at(&outs[3]);
     for o in &outs[..3] {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
         let c = line(o, "constructed").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(
             c[0],
@@ -234,13 +217,8 @@ fn the_leader_goes_on_without_a_member_that_died_before_construct() {
             text(o)
         );
         assert_eq!(c[1], "0,1,2", "{}", text(o));
-        let after = c[2].parse::<u128>().unwrap().saturating_sub(died);
+        let after = ms_after_death(o, &c[2], died, "completed");
         eprintln!("construct completed without the dead member {after} ms after its SIGKILL");
-        assert!(
-            after < 2000,
-            "completed {after} ms after the death: {}",
-            text(o)
-        );
         assert!(text(o).contains("update 0,1,2"), "{}", text(o));
         assert!(text(o).contains("ok destructed"), "{}", text(o));
     }
@@ -266,13 +244,8 @@ fn the_leader_aborts_a_construct_whose_member_died_before_it() {
             "{}",
             text(o)
         );
-        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        let after = ms_after_death(o, &f[1], died, "aborted");
         eprintln!("construct aborted by the leader {after} ms after the member's SIGKILL");
-        assert!(
-            after < 2000,
-            "aborted {after} ms after the death: {}",
-            text(o)
-        );
     }
     assert!(server.groups().is_empty());
 }
@@ -282,8 +255,7 @@ fn the_inviting_leader_aborts_from_its_declined_handler_and_every_invitee_hears_
     let tmp = tempfile::tempdir().unwrap();
     let (server, outs) = run_n(&tmp, "giab", "inviteabort", 3);
     for o in &outs {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
     }
     for o in &outs[..2] {
         let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
@@ -306,18 +278,12 @@ fn an_invitee_that_accepted_claims_the_lead_after_the_inviting_leader_died() {
     let (server, outs) = run(&tmp, "gicl", "inviteclaim");
     let died = died_at(&outs[0]);
     for o in &outs[1..] {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
         assert!(text(o).contains("leader failed Some(0)"), "{}", text(o));
         let s = line(o, "selected").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(s[0], "Some(1)", "{}", text(o));
-        let heard = s[1].parse::<u128>().unwrap().saturating_sub(died);
+        let heard = ms_after_death(o, &s[1], died, "selected");
         eprintln!("PMIX_GROUP_LEADER_SELECTED on the invite path {heard} ms after the SIGKILL");
-        assert!(
-            heard < 2000,
-            "selected {heard} ms after the death: {}",
-            text(o)
-        );
         let j = line(o, "joined").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(
             j[0],
@@ -338,16 +304,10 @@ fn nobody_claims_the_lead_of_an_invitation_every_invitee_hears_it_and_the_joins_
     let died = died_at(&outs[0]);
     let lost = Status::ERR_LOST_CONNECTION.0.to_string();
     for (i, o) in outs[1..].iter().enumerate() {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
         let e = line(o, "selecterr").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(e[0], lost, "{}", text(o));
-        let heard = e[1].parse::<u128>().unwrap().saturating_sub(died);
-        assert!(
-            heard < 2000,
-            "heard {heard} ms after the death: {}",
-            text(o)
-        );
+        ms_after_death(o, &e[1], died, "heard");
         let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
         // the accepted joins end with the error; a late join finds no invitation
         let want = if i < 2 {
@@ -356,13 +316,8 @@ fn nobody_claims_the_lead_of_an_invitation_every_invitee_hears_it_and_the_joins_
             Status::ERR_NOT_FOUND.0.to_string()
         };
         assert_eq!(f[0], want, "{}", text(o));
-        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        let after = ms_after_death(o, &f[1], died, "ended");
         eprintln!("invitation over {after} ms after the leader's SIGKILL");
-        assert!(
-            after < 2000,
-            "ended {after} ms after the death: {}",
-            text(o)
-        );
     }
     assert!(server.groups().is_empty());
 }
@@ -372,8 +327,7 @@ fn the_leaders_declined_handler_invites_a_replacement_that_accepts_and_the_group
     let tmp = tempfile::tempdir().unwrap();
     let (server, outs) = run(&tmp, "grep", "replace");
     for o in &outs {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
     }
     assert!(
         text(&outs[0]).contains("declined by Some(2)"),
@@ -403,8 +357,7 @@ fn the_leader_notifying_construct_abort_ends_its_invitation_for_every_invitee() 
     let (server, outs) = run_n(&tmp, "gnab", "notifyabort", 3);
     let abort = Status::GROUP_CONSTRUCT_ABORT.0.to_string();
     for o in &outs {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
     }
     for o in &outs[..2] {
         let f = line(o, "failed").unwrap_or_else(|| panic!("{}", text(o)));
@@ -432,17 +385,11 @@ fn a_ft_collective_group_fence_completes_without_a_member_that_died_in_it() {
     let (_server, outs) = run_n(&tmp, "gft", "ftfence", 3);
     let died = died_at(&outs[2]);
     for o in &outs[..2] {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
         let f = line(o, "fenced").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(f[0], "0", "PMIX_GROUP_FT_COLLECTIVE fence: {}", text(o));
-        let after = f[1].parse::<u128>().unwrap().saturating_sub(died);
+        let after = ms_after_death(o, &f[1], died, "completed");
         eprintln!("FT_COLLECTIVE group fence completed {after} ms after the member's SIGKILL");
-        assert!(
-            after < 2000,
-            "completed {after} ms after the death: {}",
-            text(o)
-        );
         // without the attribute a fence fails as it always did
         let p = line(o, "plain").unwrap_or_else(|| panic!("{}", text(o)));
         assert_eq!(
@@ -462,8 +409,7 @@ fn a_ft_collective_group_fence_completes_without_a_member_that_left_the_group() 
         .parse::<u128>()
         .unwrap();
     for o in &outs {
-        assert!(o.status.success(), "{}", text(o));
-        assert!(!text(o).contains("FAIL"), "{}", text(o));
+        passed(o);
     }
     for o in &outs[..2] {
         let f = line(o, "fenced").unwrap_or_else(|| panic!("{}", text(o)));

@@ -303,18 +303,15 @@ impl EventMsg {
         // each info decoded over the one this event held at its index:
         // a value of the same shape keeps its memory (issue 18)
         for i in 0..n {
-            match self.info.get_mut(i) {
-                Some(slot) => d.get_info_into(slot, names)?,
-                None => {
-                    let key = names
-                        .key(d.get_str()?)
-                        .map_err(|e| unpack(format!("bad key: {e}")))?;
-                    let flags = InfoFlags(d.get_u32()?);
-                    let mut value = Value::Undef;
-                    d.get_value_into(&mut value, names)?;
-                    self.info.push(Info { key, value, flags });
-                }
+            if i == self.info.len() {
+                // a new entry, written over below
+                self.info.push(Info {
+                    key: names.key("")?,
+                    value: Value::Undef,
+                    flags: InfoFlags(0),
+                });
             }
+            d.get_info_into(&mut self.info[i], names)?;
         }
         Ok(())
     }
