@@ -14,22 +14,18 @@
 //!   `:` + namespace) with `PMIX_RANGE_GLOBAL`, looks the other's up and
 //!   connects to it by that name.
 
+mod child_procs;
 mod two_node_rm;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::Write;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use child_procs::{launch, Children, Lines, BOUND, ROLE};
 use pmix_client::{Client, ClientConfig};
 use pmix_core::cluster::multicluster_nspace;
 use pmix_core::{attrs, DataRange, Info, Nspace, Proc, Rank, Status, Value};
-use pmix_server::Server;
 use two_node_rm::Rm;
-
-const ROLE: &str = "PMIXRS_RM_TEST_ROLE";
-/// Bound for every step (generous: a shared machine).
-const BOUND: Duration = Duration::from_secs(60);
 
 fn say(line: String) {
     let mut out = std::io::stdout().lock();
@@ -127,81 +123,6 @@ fn child_entry() {
     }
 }
 
-/// Kills and reaps every child on drop (test failure included).
-struct Children(Vec<Child>);
-
-impl Drop for Children {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// Starts `proc` of `server` in `role`; its stdout lines go to `tx`
-/// tagged with `tag`.
-fn launch(
-    children: &mut Children,
-    server: &Server,
-    proc: &Proc,
-    role: &str,
-    tx: &mpsc::Sender<(&'static str, String)>,
-    tag: &'static str,
-) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
-        .envs(server.setup_fork(proc).unwrap())
-        .env(ROLE, role)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    children.0.push(child);
-    let tx = tx.clone();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send((tag, line)).is_err() {
-                break;
-            }
-        }
-    });
-}
-
-/// The children's lines, kept until asked for.
-struct Lines {
-    rx: mpsc::Receiver<(&'static str, String)>,
-    kept: Vec<(&'static str, String)>,
-}
-
-impl Lines {
-    /// The first line of `tag` holding one of `prefixes` (from there on),
-    /// within `BOUND`.
-    fn next(&mut self, tag: &str, prefixes: &[&str]) -> String {
-        // libtest's "test child_entry ... " may precede it on the line
-        let hit = |from: &str, line: &str| {
-            let at = prefixes.iter().filter_map(|p| line.find(p)).min()?;
-            (from == tag).then(|| line[at..].to_owned())
-        };
-        if let Some(i) = self.kept.iter().position(|(f, l)| hit(f, l).is_some()) {
-            let (f, l) = self.kept.remove(i);
-            return hit(f, &l).unwrap();
-        }
-        let t = Instant::now();
-        while t.elapsed() < BOUND {
-            if let Ok((from, line)) = self.rx.recv_timeout(Duration::from_millis(100)) {
-                if let Some(found) = hit(from, &line) {
-                    return found;
-                }
-                println!("{from}: {line}");
-                self.kept.push((from, line));
-            }
-        }
-        panic!("no {prefixes:?} line from {tag} within {BOUND:?}");
-    }
-}
-
 #[test]
 fn a_member_killed_on_one_node_is_reported_to_the_member_on_the_other() {
     let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -211,10 +132,7 @@ fn a_member_killed_on_one_node_is_reported_to_the_member_on_the_other() {
     rm.add_job(na, &sa, "a", 1);
     rm.add_job(nb, &sb, "b", 1);
     let (tx, rx) = mpsc::channel();
-    let mut lines = Lines {
-        rx,
-        kept: Vec::new(),
-    };
+    let mut lines = Lines::new(rx);
     let mut children = Children(Vec::new());
     let a0 = Proc::new("a", Rank(0)).unwrap();
     launch(&mut children, &sa, &a0, "term-a", &tx, "a");
@@ -250,10 +168,7 @@ fn a_remote_clusters_name_published_globally_is_looked_up_and_connected_to() {
     rm.add_job(ne, &se, "job", 1);
     rm.add_job(nw, &sw, "job", 1);
     let (tx, rx) = mpsc::channel();
-    let mut lines = Lines {
-        rx,
-        kept: Vec::new(),
-    };
+    let mut lines = Lines::new(rx);
     let mut children = Children(Vec::new());
     let p0 = Proc::new("job", Rank(0)).unwrap();
     launch(&mut children, &se, &p0, "east", &tx, "east");

@@ -19,20 +19,17 @@
 //! it. Before, an invitee on another node was refused
 //! (`PMIX_ERR_NOT_SUPPORTED`).
 
+mod child_procs;
 mod two_node_rm;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::Write;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use child_procs::{launch, Children, Lines, BOUND, ROLE};
 use pmix_client::{Client, ClientConfig};
 use pmix_core::{attrs, Info, Nspace, Proc, Rank, Value};
 use two_node_rm::Rm;
-
-const ROLE: &str = "PMIXRS_RM_TEST_ROLE";
-/// Bound for every step (generous: a shared machine).
-const BOUND: Duration = Duration::from_secs(60);
 
 fn say(line: String) {
     let mut out = std::io::stdout().lock();
@@ -139,77 +136,6 @@ fn child_entry() {
     }
 }
 
-/// Kills and reaps every child on drop (test failure included).
-struct Children(Vec<Child>);
-
-impl Drop for Children {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// Starts `proc` of `server` in `role`; its stdout lines go to `tx`
-/// tagged with `tag`.
-fn launch(
-    children: &mut Children,
-    server: &pmix_server::Server,
-    proc: &Proc,
-    role: &str,
-    tx: &mpsc::Sender<(&'static str, String)>,
-    tag: &'static str,
-) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
-        .envs(server.setup_fork(proc).unwrap())
-        .env(ROLE, role)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    children.0.push(child);
-    let tx = tx.clone();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send((tag, line)).is_err() {
-                break;
-            }
-        }
-    });
-}
-
-/// The first line of `tag` holding one of `prefixes` (from there on),
-/// within `BOUND`; other lines are kept in `kept`.
-fn next(
-    rx: &mpsc::Receiver<(&'static str, String)>,
-    kept: &mut Vec<(&'static str, String)>,
-    tag: &str,
-    prefixes: &[&str],
-) -> String {
-    let hit = |from: &str, line: &str| {
-        let at = prefixes.iter().filter_map(|p| line.find(p)).min()?;
-        (from == tag).then(|| line[at..].to_owned())
-    };
-    if let Some(i) = kept.iter().position(|(f, l)| hit(f, l).is_some()) {
-        let (f, l) = kept.remove(i);
-        return hit(f, &l).unwrap();
-    }
-    let t = Instant::now();
-    while t.elapsed() < BOUND {
-        if let Ok((from, line)) = rx.recv_timeout(Duration::from_millis(100)) {
-            if let Some(found) = hit(from, &line) {
-                return found;
-            }
-            println!("{from}: {line}");
-            kept.push((from, line));
-        }
-    }
-    panic!("no {prefixes:?} line from {tag} within {BOUND:?}");
-}
-
 #[test]
 fn members_read_the_job_level_info_of_a_namespace_only_the_other_node_holds() {
     let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -220,7 +146,7 @@ fn members_read_the_job_level_info_of_a_namespace_only_the_other_node_holds() {
     rm.add_job_with(na, &sa, "a", 1, &max(3));
     rm.add_job_with(nb, &sb, "b", 1, &max(5));
     let (tx, rx) = mpsc::channel();
-    let mut kept = Vec::new();
+    let mut lines = Lines::new(rx);
     let mut children = Children(Vec::new());
     launch(
         &mut children,
@@ -239,11 +165,11 @@ fn members_read_the_job_level_info_of_a_namespace_only_the_other_node_holds() {
         "b",
     );
     for tag in ["a", "b"] {
-        let c = next(&rx, &mut kept, tag, &["CONSTRUCTED", "FAILED"]);
+        let c = lines.next(tag, &["CONSTRUCTED", "FAILED"]);
         assert_eq!(c, "CONSTRUCTED 0", "{tag}");
     }
-    let ja = next(&rx, &mut kept, "a", &["JOBINFO"]);
-    let jb = next(&rx, &mut kept, "b", &["JOBINFO"]);
+    let ja = lines.next("a", &["JOBINFO"]);
+    let jb = lines.next("b", &["JOBINFO"]);
     println!("a: {ja}\nb: {jb}");
     assert!(
         ja.starts_with("JOBINFO max=Uint32(5) size=Uint32(1) "),
@@ -256,7 +182,7 @@ fn members_read_the_job_level_info_of_a_namespace_only_the_other_node_holds() {
     // a key that describes the other node, not the job, stays there
     assert!(!ja.contains("local=String"), "{ja}");
     for tag in ["a", "b"] {
-        let d = next(&rx, &mut kept, tag, &["DESTRUCTED", "FAILED"]);
+        let d = lines.next(tag, &["DESTRUCTED", "FAILED"]);
         assert_eq!(d, "DESTRUCTED", "{tag}");
     }
     for c in &mut children.0 {
@@ -274,24 +200,21 @@ fn a_leader_invites_a_process_of_another_node_which_accepts_and_both_use_the_gro
     rm.add_job(na, &sa, "a", 1);
     rm.add_job(nb, &sb, "b", 1);
     let (tx, rx) = mpsc::channel();
-    let mut kept = Vec::new();
+    let mut lines = Lines::new(rx);
     let mut children = Children(Vec::new());
     let a0 = Proc::new("a", Rank(0)).unwrap();
     launch(&mut children, &sa, &a0, "inv-a", &tx, "a");
     let b0 = Proc::new("b", Rank(0)).unwrap();
     launch(&mut children, &sb, &b0, "inv-b", &tx, "b");
-    let ga = next(&rx, &mut kept, "a", &["GROUP", "FAILED"]);
-    let gb = next(&rx, &mut kept, "b", &["GROUP", "FAILED"]);
+    let ga = lines.next("a", &["GROUP", "FAILED"]);
+    let gb = lines.next("b", &["GROUP", "FAILED"]);
     println!("a: {ga}\nb: {gb}");
     // the same membership (leader first) and context id on both nodes
     assert!(ga.starts_with("GROUP 0 a:0,b:0 Some(Size("), "{ga}");
     assert_eq!(ga, gb);
     for tag in ["a", "b"] {
-        assert_eq!(next(&rx, &mut kept, tag, &["FENCED", "FAILED"]), "FENCED");
-        assert_eq!(
-            next(&rx, &mut kept, tag, &["DESTRUCTED", "FAILED"]),
-            "DESTRUCTED"
-        );
+        assert_eq!(lines.next(tag, &["FENCED", "FAILED"]), "FENCED");
+        assert_eq!(lines.next(tag, &["DESTRUCTED", "FAILED"]), "DESTRUCTED");
     }
     for c in &mut children.0 {
         let st = c.wait().unwrap();
