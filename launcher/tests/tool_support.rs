@@ -5,70 +5,15 @@
 //! a tool's `PMIx_IOF_push` to the stdin of a rank it spawned with
 //! `PMIX_FWD_STDIN`.
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 use pmix_client::tool::Tool;
-use pmix_core::{attrs, DataRange, Info, Query, Status, Value};
+use pmix_core::{attrs, Query, Status, Value};
 
 mod common;
+use common::toolee::{attach_by_pid, info, release, start_toolee};
 use common::{example, text, wait_all};
-
-fn info(k: &str, v: impl Into<Value>) -> Info {
-    Info::new(k, v).unwrap()
-}
-
-/// A `pmixrun -n n toolee` job whose server tmpdir is `tmp`, and its pid.
-fn start_job(tmp: &Path, n: u32) -> (Child, u32) {
-    let pidfile = tmp.join("pid");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .env("TMPDIR", tmp)
-        .args(["--timeout", "60", "--report-pid"])
-        .arg(&pidfile)
-        .args(["-n", &n.to_string()])
-        .arg(example("toolee"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    match common::reported_pid(&pidfile) {
-        Some(pid) => (child, pid),
-        None => {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("pmixrun wrote no --report-pid file");
-        }
-    }
-}
-
-/// Attaches to the job of pmixrun `pid` (found under `tmp` by pid).
-fn attach_by_pid(tmp: &Path, pid: u32) -> Tool {
-    let t0 = Instant::now();
-    loop {
-        let r = Tool::init(&[
-            info(attrs::SERVER_PIDINFO, Value::Pid(pid as i32)),
-            info(attrs::SERVER_TMPDIR, tmp.to_str().unwrap()),
-        ]);
-        match r {
-            Ok(t) => return t,
-            Err(e)
-                if e.status() == Status::ERR_UNREACH && t0.elapsed() < Duration::from_secs(20) =>
-            {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(e) => panic!("tool init: {e}"),
-        }
-    }
-}
-
-/// Raises the event the job's ranks wait for before they finalize.
-fn release(t: &Tool) {
-    t.client()
-        .unwrap()
-        .notify_event(Status(-3100), DataRange::SESSION, &[])
-        .unwrap();
-}
 
 /// The comma-separated answer to `key`, split.
 fn listed(t: &Tool, key: &str) -> Vec<String> {
@@ -91,7 +36,7 @@ fn listed(t: &Tool, key: &str) -> Vec<String> {
 #[test]
 fn a_tool_is_told_the_spawn_and_debug_support_pmixrun_honours() {
     let tmp = tempfile::tempdir().unwrap();
-    let (job, pid) = start_job(tmp.path(), 1);
+    let (job, pid) = start_toolee(tmp.path(), 1, Stdio::piped());
     let t = attach_by_pid(tmp.path(), pid);
 
     let debug = listed(&t, attrs::QUERY_DEBUG_SUPPORT);
@@ -156,7 +101,7 @@ fn a_tool_pushes_lines_to_the_stdin_of_a_rank_it_spawned() {
     use pmix_core::proto::iof::STDOUT_CHANNEL;
     use std::sync::mpsc;
     let tmp = tempfile::tempdir().unwrap();
-    let (job, pid) = start_job(tmp.path(), 1);
+    let (job, pid) = start_toolee(tmp.path(), 1, Stdio::piped());
     let t = attach_by_pid(tmp.path(), pid);
     let c = t.client().unwrap();
     let app = pmix_core::App {

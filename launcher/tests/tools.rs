@@ -4,63 +4,19 @@
 //! at once told apart; another user's tool refused; the files gone when
 //! the job ends.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pmix_client::tool::{self, Tool};
 use pmix_core::{attrs, DataRange, Info, Status, Value};
 
 mod common;
+use common::toolee::{attach_by_pid, info, release, start_toolee};
 use common::{example, text, wait_all};
 
-/// A `pmixrun -n n toolee` job whose server tmpdir is `tmp`, and its pid
-/// once `--report-pid` wrote it.
-fn start_job(tmp: &Path, n: u32) -> (Child, u32, PathBuf) {
-    let pidfile = tmp.join(format!("pid.{}", rand_suffix()));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .env("TMPDIR", tmp)
-        .args(["--timeout", "60", "--report-pid"])
-        .arg(&pidfile)
-        .args(["-n", &n.to_string()])
-        .arg(example("toolee"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    match common::reported_pid(&pidfile) {
-        Some(pid) => (child, pid, pidfile),
-        None => {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("pmixrun wrote no --report-pid file");
-        }
-    }
-}
-
-/// As [`start_job`], the ranks' stdout going to the file `out`.
-fn start_job_writing_to(tmp: &Path, n: u32, out: &Path) -> (Child, u32) {
-    let pidfile = tmp.join("pid");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .env("TMPDIR", tmp)
-        .args(["--timeout", "60", "--report-pid"])
-        .arg(&pidfile)
-        .args(["-n", &n.to_string()])
-        .arg(example("toolee"))
-        .stdout(std::fs::File::create(out).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    match common::reported_pid(&pidfile) {
-        Some(pid) => (child, pid),
-        None => {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("pmixrun wrote no --report-pid file");
-        }
-    }
-}
-
+/// A number no earlier run of this test used (names that must not clash
+/// with a leftover of one).
 fn rand_suffix() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -68,35 +24,11 @@ fn rand_suffix() -> u64 {
         .as_nanos() as u64
 }
 
-fn info(k: &str, v: impl Into<Value>) -> Info {
-    Info::new(k, v).unwrap()
-}
-
-/// Attaches to the job of pmixrun `pid` (found under `tmp` by pid).
-fn attach_by_pid(tmp: &Path, pid: u32) -> Tool {
-    let t0 = Instant::now();
-    loop {
-        let r = Tool::init(&[
-            info(attrs::SERVER_PIDINFO, Value::Pid(pid as i32)),
-            info(attrs::SERVER_TMPDIR, tmp.to_str().unwrap()),
-        ]);
-        match r {
-            Ok(t) => return t,
-            Err(e)
-                if e.status() == Status::ERR_UNREACH && t0.elapsed() < Duration::from_secs(20) =>
-            {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(e) => panic!("tool init: {e}"),
-        }
-    }
-}
-
 #[test]
 fn a_tool_finds_two_jobs_by_pid_and_namespace_and_its_event_reaches_each_job() {
     let tmp = tempfile::tempdir().unwrap();
-    let (a, pid_a, _) = start_job(tmp.path(), 2);
-    let (b, pid_b, _) = start_job(tmp.path(), 1);
+    let (a, pid_a) = start_toolee(tmp.path(), 2, Stdio::piped());
+    let (b, pid_b) = start_toolee(tmp.path(), 1, Stdio::piped());
     assert_ne!(pid_a, pid_b);
     // Two live servers: without a name, the tool must not guess.
     let t0 = Instant::now();
@@ -155,14 +87,6 @@ fn a_tool_finds_two_jobs_by_pid_and_namespace_and_its_event_reaches_each_job() {
     }
 }
 
-/// Raises the event the job's ranks wait for.
-fn release(t: &Tool) {
-    t.client()
-        .unwrap()
-        .notify_event(Status(-3100), DataRange::SESSION, &[])
-        .unwrap();
-}
-
 #[test]
 fn a_tool_of_another_user_is_refused_with_both_uids_named() {
     let me = common::ids().0;
@@ -177,7 +101,7 @@ fn a_tool_of_another_user_is_refused_with_both_uids_named() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let (job, pid, _) = start_job(tmp.path(), 1);
+    let (job, pid) = start_toolee(tmp.path(), 1, Stdio::piped());
     let ta = attach_by_pid(tmp.path(), pid); // the job's own user: accepted
     let entry = ta.server().unwrap().clone();
     let probe = || {
@@ -255,7 +179,7 @@ fn pmixrun_ends_the_job_when_its_tools_keepalive_pipe_closes() {
 #[test]
 fn a_tool_speaking_an_older_protocol_is_refused_not_garbled() {
     let tmp = tempfile::tempdir().unwrap();
-    let (job, pid, _) = start_job(tmp.path(), 1);
+    let (job, pid) = start_toolee(tmp.path(), 1, Stdio::piped());
     let ta = attach_by_pid(tmp.path(), pid);
     let uri = ta.server().unwrap().rendezvous.uri.clone();
     let old = Command::new(example("toolprobe"))
@@ -283,7 +207,7 @@ fn a_tool_spawns_a_job_held_in_init_and_releases_it_after_ready_for_debug() {
     use std::sync::mpsc;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let (job, pid) = start_job_writing_to(tmp.path(), 1, &out);
+    let (job, pid) = start_toolee(tmp.path(), 1, std::fs::File::create(&out).unwrap());
     let t = attach_by_pid(tmp.path(), pid);
     let c = t.client().unwrap();
     let (tx, rx) = mpsc::channel();
@@ -346,7 +270,7 @@ fn a_tool_gets_the_stdout_of_a_job_it_spawned_with_fwd_stdout_instead_of_pmixrun
     use std::sync::mpsc;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let (job, pid) = start_job_writing_to(tmp.path(), 1, &out);
+    let (job, pid) = start_toolee(tmp.path(), 1, std::fs::File::create(&out).unwrap());
     let t = attach_by_pid(tmp.path(), pid);
     let c = t.client().unwrap();
     let (ready_tx, ready_rx) = mpsc::channel();
@@ -532,7 +456,7 @@ fn pmixrun_connects_back_to_the_tool_that_started_it_and_takes_its_launch_direct
 fn a_tool_co_launches_debugger_daemons_placed_per_proc_and_per_node() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let (job, pid) = start_job_writing_to(tmp.path(), 2, &out);
+    let (job, pid) = start_toolee(tmp.path(), 2, std::fs::File::create(&out).unwrap());
     let t = attach_by_pid(tmp.path(), pid);
     let c = t.client().unwrap();
     let target_ns = format!("run-{pid}-job");
@@ -606,7 +530,7 @@ fn a_tool_co_launches_debugger_daemons_placed_per_proc_and_per_node() {
 fn forwarded_lines_fall_back_to_pmixrun_when_the_requestor_is_gone() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let (job, pid) = start_job_writing_to(tmp.path(), 1, &out);
+    let (job, pid) = start_toolee(tmp.path(), 1, std::fs::File::create(&out).unwrap());
     let t = attach_by_pid(tmp.path(), pid);
     let app = pmix_core::App {
         cmd: "/bin/sh".into(),

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests of pmix-launcher.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod toolee;
+
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::process::{Command, Output};
