@@ -6,7 +6,7 @@
  * (printing "iof NSPACE RANK: LINE"), releases them, waits for both
  * lines, deregisters, releases the first job and waits for pmixrun.
  * Prints "FAIL: ..." and exits 1 on an error. */
-#include <pmix_tool.h>
+#include "tool_common.h"
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,12 +18,6 @@
 static char ready_ns[8][PMIX_MAX_NSLEN + 1];
 static volatile int nready = 0;
 static volatile int nlines = 0;
-
-static void fail(const char *what, pmix_status_t rc)
-{
-    printf("FAIL: %s: %s\n", what, PMIx_Error_string(rc));
-    exit(1);
-}
 
 static void on_ready(size_t id, pmix_status_t status, const pmix_proc_t *src,
                      pmix_info_t info[], size_t ninfo, pmix_info_t results[],
@@ -82,19 +76,11 @@ int main(int argc, char **argv)
               "all", "-n", "1", argv[2], (char *)NULL);
         _exit(127);
     }
-    FILE *f = NULL;
-    for (int i = 0; i < 2000 && !f; i++) {
-        f = fopen(argv[3], "r");
-        if (!f) usleep(10000);
-    }
-    if (!f) fail("no --report-pid file", PMIX_ERR_TIMEOUT);
-    fclose(f);
+    wait_for_pid_file(argv[3]);
 
-    pmix_info_t info;
     pmix_proc_t me;
-    PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &launcher, PMIX_PID);
-    pmix_status_t rc = PMIx_tool_init(&me, &info, 1);
-    if (PMIX_SUCCESS != rc) fail("PMIx_tool_init", rc);
+    attach_to(launcher, &me);
+    pmix_status_t rc;
     pmix_status_t code = PMIX_READY_FOR_DEBUG;
     rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_ready, NULL, NULL);
     if (rc < 0) fail("register READY_FOR_DEBUG", rc);
