@@ -16,16 +16,16 @@
 //!
 //! Both print `ok …` lines, or `FAIL: …` and exit 1.
 
-use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod raw_client;
+
 use pmix_client::Client;
-use pmix_core::codec::frame::{self, Frame, FrameReader};
 use pmix_core::event::EventMsg;
-use pmix_core::proto::{self, caps, msg, Hello, Reply, Request, Welcome};
+use pmix_core::proto::{self, Request};
 use pmix_core::{attrs, DataRange, Info, Proc, Rank, Scope, Status, Value};
+use raw_client::{connect, env, fail};
 
 /// The unknown code, status value and range value a newer peer sends.
 const NEW_CODE: Status = Status(-98765);
@@ -34,82 +34,6 @@ const NEW_RANGE: DataRange = DataRange(200);
 /// The payload whose type tag rank 0 replaces with an unknown one.
 const MARK: u32 = 0xA5A5_A5A5;
 const UNKNOWN_TAG: u16 = 0xFEFE;
-
-fn fail(msg: String) -> ! {
-    println!("FAIL: {msg}");
-    std::process::exit(1)
-}
-
-fn env(k: &str) -> String {
-    std::env::var(k).unwrap_or_else(|_| fail(format!("no {k}")))
-}
-
-struct Raw {
-    stream: UnixStream,
-    reader: FrameReader,
-    version: u16,
-}
-
-impl Raw {
-    fn next(&mut self, limit: Duration) -> Frame {
-        self.stream.set_read_timeout(Some(limit)).unwrap();
-        let mut buf = [0u8; 4096];
-        loop {
-            match self.reader.next_frame() {
-                Ok(Some(f)) => return f,
-                Ok(None) => {}
-                Err(e) => fail(format!("bad frame: {e}")),
-            }
-            match self.stream.read(&mut buf) {
-                Ok(0) => fail("the server closed the socket".into()),
-                Ok(n) => self.reader.push(&buf[..n]),
-                Err(e) => fail(format!("no frame within {limit:?}: {e}")),
-            }
-        }
-    }
-
-    fn send(&mut self, msg_type: u16, tag: u32, body: &[u8]) {
-        let f = frame::encode_frame(self.version, msg_type, tag, body).unwrap();
-        self.stream
-            .write_all(&f)
-            .unwrap_or_else(|e| fail(format!("send: {e}")));
-    }
-
-    /// Sends `body` as a request of `msg_type` and returns its reply.
-    fn ask(&mut self, msg_type: u16, tag: u32, body: &[u8]) -> Reply {
-        self.send(msg_type, tag, body);
-        let f = self.next(Duration::from_secs(30));
-        if f.header.tag != tag {
-            fail(format!("reply tag {}, not {tag}", f.header.tag));
-        }
-        Reply::decode(&f.body).unwrap_or_else(|e| fail(format!("reply: {e}")))
-    }
-}
-
-fn connect(me: Proc) -> Raw {
-    let hello = Hello {
-        min_version: proto::PROTOCOL_VERSION,
-        max_version: proto::PROTOCOL_VERSION,
-        caps: caps::ALL & !caps::SHM_MODEX,
-        proc: me,
-        pid: std::process::id(),
-        secret: std::env::var(proto::env::CLIENT_SECRET).ok(),
-    };
-    let mut raw = Raw {
-        stream: UnixStream::connect(env(proto::env::SERVER_SOCKET))
-            .unwrap_or_else(|e| fail(format!("connect: {e}"))),
-        reader: FrameReader::new(),
-        version: hello.max_version,
-    };
-    raw.send(msg::HELLO, 0, &hello.encode());
-    let w = raw.next(Duration::from_secs(10));
-    let welcome = Welcome::decode(&w.body).unwrap_or_else(|e| fail(format!("welcome: {e}")));
-    if !welcome.status.is_success() {
-        fail(format!("refused: {}", welcome.message));
-    }
-    raw.version = welcome.version;
-    raw
-}
 
 fn newer_peer(me: Proc) {
     let peer = Proc::from_parts(me.nspace.clone(), Rank(1));

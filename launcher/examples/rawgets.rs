@@ -10,46 +10,13 @@
 //! the others (held) with the value 7 once rank 1 commits it. Prints `ok …`
 //! lines, or `FAIL: …` and exits 1.
 
-use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
+mod raw_client;
+
 use std::time::{Duration, Instant};
 
-use pmix_core::codec::frame::{self, Frame, FrameReader};
-use pmix_core::proto::{self, caps, msg, Hello, Reply, Request, Welcome};
+use pmix_core::proto::{self, Reply, Request};
 use pmix_core::{attrs, Info, Proc, Rank, Status, Value};
-
-fn fail(msg: String) -> ! {
-    println!("FAIL: {msg}");
-    std::process::exit(1)
-}
-
-fn env(k: &str) -> String {
-    std::env::var(k).unwrap_or_else(|_| fail(format!("no {k}")))
-}
-
-struct Raw {
-    stream: UnixStream,
-    reader: FrameReader,
-}
-
-impl Raw {
-    fn next(&mut self, limit: Duration) -> Frame {
-        self.stream.set_read_timeout(Some(limit)).unwrap();
-        let mut buf = [0u8; 4096];
-        loop {
-            match self.reader.next_frame() {
-                Ok(Some(f)) => return f,
-                Ok(None) => {}
-                Err(e) => fail(format!("bad frame: {e}")),
-            }
-            match self.stream.read(&mut buf) {
-                Ok(0) => fail("the server closed the socket".into()),
-                Ok(n) => self.reader.push(&buf[..n]),
-                Err(e) => fail(format!("no frame within {limit:?}: {e}")),
-            }
-        }
-    }
-}
+use raw_client::{connect, env, fail};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -59,28 +26,7 @@ fn main() {
     let rank: u32 = env(proto::env::RANK).parse().unwrap();
     let me = Proc::new(&ns, Rank(rank)).unwrap();
     let peer = Proc::new(&ns, Rank(1)).unwrap();
-    let hello = Hello {
-        min_version: proto::PROTOCOL_VERSION,
-        max_version: proto::PROTOCOL_VERSION,
-        // No SHM_MODEX: an implementation that asks the server for peers'
-        // data.
-        caps: caps::ALL & !caps::SHM_MODEX,
-        proc: me,
-        pid: std::process::id(),
-        secret: std::env::var(proto::env::CLIENT_SECRET).ok(),
-    };
-    let mut raw = Raw {
-        stream: UnixStream::connect(env(proto::env::SERVER_SOCKET))
-            .unwrap_or_else(|e| fail(format!("connect: {e}"))),
-        reader: FrameReader::new(),
-    };
-    let f = frame::encode_frame(hello.max_version, msg::HELLO, 0, &hello.encode()).unwrap();
-    raw.stream.write_all(&f).unwrap();
-    let w = raw.next(Duration::from_secs(10));
-    let welcome = Welcome::decode(&w.body).unwrap_or_else(|e| fail(format!("welcome: {e}")));
-    if !welcome.status.is_success() {
-        fail(format!("refused: {}", welcome.message));
-    }
+    let mut raw = connect(me);
     if refused == 0 {
         let path = env("CAPCLIENT_GO1");
         let t0 = Instant::now();
@@ -99,8 +45,7 @@ fn main() {
     };
     let t0 = Instant::now();
     for tag in 1..=count {
-        let f = frame::encode_frame(welcome.version, req.msg_type(), tag, &req.encode()).unwrap();
-        raw.stream.write_all(&f).unwrap();
+        raw.send(req.msg_type(), tag, &req.encode());
     }
     let mut answered = 0;
     let mut refusals = 0;
