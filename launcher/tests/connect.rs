@@ -9,21 +9,10 @@ use pmix_core::{Nspace, Proc, Rank};
 use pmix_server::{NullHost, Server, ServerConfig, SingleNodeJob};
 
 mod common;
-use common::{example, ids, one_node_job, start_client, text, wait_all};
+use common::{assert_ok, example, ids, one_node_job, start_client, text, wait_all};
 
 fn pmixrun(n: u32, scenario: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "90", "-n", &n.to_string()])
-        .arg(example("connectclient"))
-        .arg(scenario)
-        .output()
-        .unwrap()
-}
-
-fn assert_ok(o: &Output, n: usize) {
-    assert!(o.status.success(), "{}", text(o));
-    assert_eq!(text(o).matches("ok done").count(), n, "{}", text(o));
-    assert!(!text(o).contains("FAIL"), "{}", text(o));
+    common::run_scenario("connectclient", n, scenario, 90)
 }
 
 #[test]

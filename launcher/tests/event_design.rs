@@ -3,7 +3,7 @@
 //! server whose host records every event up-call running
 //! `examples/evhost.rs`.
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use pmix_core::{DataRange, Info, Proc, Status};
 use pmix_server::{Completion, Host};
 
 mod common;
-use common::{example, one_node_job, start_client, text, wait_all};
+use common::{assert_ok, one_node_job, start_client, text, wait_all};
 
 /// An event up-call the host saw.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,18 +94,7 @@ fn evhost(
 }
 
 fn pmixrun(n: u32, scenario: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "60", "-n", &n.to_string()])
-        .arg(example("evorder"))
-        .arg(scenario)
-        .output()
-        .unwrap()
-}
-
-fn assert_ok(o: &Output, n: usize) {
-    assert!(o.status.success(), "{}", text(o));
-    assert_eq!(text(o).matches("ok done").count(), n, "{}", text(o));
-    assert!(!text(o).contains("FAIL"), "{}", text(o));
+    common::run_scenario("evorder", n, scenario, 60)
 }
 
 /// EV-04 and EV-13 through a client: unnamed handlers cannot be cited;

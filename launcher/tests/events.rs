@@ -1,29 +1,17 @@
 //! Event notification across real processes: `pmixrun` jobs and an
 //! in-test server running `examples/evclient.rs`.
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pmix_server::NullHost;
 
 mod common;
-use common::{example, one_node_job, start_client, text, wait_all};
+use common::{assert_ok, one_node_job, start_client, text, wait_all};
 
 fn pmixrun(n: u32, scenario: &str) -> Output {
-    let ev = example("evclient");
-    Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "60", "-n", &n.to_string()])
-        .arg(ev)
-        .arg(scenario)
-        .output()
-        .unwrap()
-}
-
-fn assert_ok(o: &Output, n: usize) {
-    assert!(o.status.success(), "{}", text(o));
-    assert_eq!(text(o).matches("ok done").count(), n, "{}", text(o));
-    assert!(!text(o).contains("FAIL"), "{}", text(o));
+    common::run_scenario("evclient", n, scenario, 60)
 }
 
 #[test]

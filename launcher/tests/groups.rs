@@ -2,7 +2,7 @@
 //! member's death) across real processes: `pmixrun` jobs and in-test
 //! servers running `examples/groupclient/`.
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,21 +10,10 @@ use pmix_core::{attrs, Info, Proc, Value};
 use pmix_server::{Completion, Host, NullHost};
 
 mod common;
-use common::{example, one_node_job, start_client, text, wait_all};
+use common::{assert_ok, one_node_job, start_client, text, wait_all};
 
 fn pmixrun(n: u32, scenario: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pmixrun"))
-        .args(["--timeout", "90", "-n", &n.to_string()])
-        .arg(example("groupclient"))
-        .arg(scenario)
-        .output()
-        .unwrap()
-}
-
-fn assert_ok(o: &Output, n: usize) {
-    assert!(o.status.success(), "{}", text(o));
-    assert_eq!(text(o).matches("ok done").count(), n, "{}", text(o));
-    assert!(!text(o).contains("FAIL"), "{}", text(o));
+    common::run_scenario("groupclient", n, scenario, 90)
 }
 
 /// The values after `prefix` on the lines that start with it.

@@ -154,3 +154,21 @@ pub fn reported_pid(file: &std::path::Path) -> Option<u32> {
     }
     None
 }
+
+/// `pmixrun --timeout timeout_s -n n EXAMPLE scenario`, run to its end
+/// (pmixrun's own timeout bounds it).
+pub fn run_scenario(example_name: &str, n: u32, scenario: &str, timeout_s: u32) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pmixrun"))
+        .args(["--timeout", &timeout_s.to_string(), "-n", &n.to_string()])
+        .arg(example(example_name))
+        .arg(scenario)
+        .output()
+        .unwrap()
+}
+
+/// The job exited 0, `n` ranks printed `ok done`, and none a `FAIL`.
+pub fn assert_ok(o: &Output, n: usize) {
+    assert!(o.status.success(), "{}", text(o));
+    assert_eq!(text(o).matches("ok done").count(), n, "{}", text(o));
+    assert!(!text(o).contains("FAIL"), "{}", text(o));
+}
